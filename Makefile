@@ -1,0 +1,39 @@
+# The two commands: `make book` and `make test`. Everything else is a helper.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+UV_VERSION := 0.13.9
+STAMP  := $(VENV)/.installed
+
+.PHONY: book test install lock unit nbval browser clean clean-all bench
+
+book: $(STAMP)
+	$(BIN)/mqperf build
+
+test: $(STAMP)
+	$(BIN)/python -m mqperf.testrun
+
+install: $(STAMP)
+
+# Re-installs only when the lock or the project metadata changed.
+$(STAMP): requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; the book needs Python 3.11 (set PYTHON=...)"; exit 2; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
+	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements.lock
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+	touch $(STAMP)
+
+# Regenerate the lock after changing dependencies in pyproject.toml.
+lock:
+	$(BIN)/uv pip compile --quiet pyproject.toml --extra test --python-version 3.11 \
+	    --custom-compile-command "make lock" -o requirements.lock
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_build.py
+
+clean:
+	rm -rf _build .cache
+
+clean-all: clean
+	rm -rf $(VENV)

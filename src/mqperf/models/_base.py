@@ -1,0 +1,259 @@
+"""The result object every model's ``fit`` returns.
+
+Follows statsmodels' naming: ``params``, ``bse``, ``conf_int(alpha)``, ``fittedvalues``,
+``resid``, ``df_resid``, ``summary()``, ``predict()``; plus ``to_card()`` for the JSON
+model card a chapter writes under ``models/``.
+
+Intervals are Wald intervals from the curvature of the least-squares surface:
+``cov = s² (JᵀJ)⁻¹`` with ``s² = SSR / df_resid`` and a two-sided Student-t quantile on
+``df_resid`` degrees of freedom. When ``df_resid == 0`` the data identify the parameters
+exactly: there is no estimate of the noise, so ``bse`` and the intervals are NaN and
+``exactly_identified`` is True, rather than a fake interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from mqperf.errors import ModelError
+
+#: Significant digits kept in summaries and model cards: enough for any planning use, few
+#: enough that the last float digit never differs between machines (nbval compares them).
+DIGITS = 6
+
+
+def round_sig(value, digits: int = DIGITS):
+    """Round to ``digits`` significant digits; NaN, inf and None pass through."""
+    if value is None:
+        return None
+    value = float(value)
+    if not math.isfinite(value) or value == 0:
+        return value
+    return round(value, digits - 1 - int(math.floor(math.log10(abs(value)))))
+
+
+def as_positive_array(values, name: str) -> np.ndarray:
+    """A 1-D float array of finite, strictly positive values, or a ModelError saying why not."""
+    arr = np.asarray(values, dtype=float).ravel()
+    if arr.size == 0:
+        raise ModelError(f"{name}: no values")
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(f"{name}: contains a missing or infinite value")
+    if np.any(arr <= 0):
+        raise ModelError(f"{name}: values must be greater than zero (found {arr.min():g})")
+    return arr
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """A fitted model: parameters, their uncertainty, and the fit's statistics."""
+
+    model: str
+    formula: str
+    params: pd.Series
+    cov: pd.DataFrame | None
+    x: np.ndarray
+    y: np.ndarray
+    fn: Callable = field(repr=False)
+    units: dict = field(default_factory=dict)
+    at_bound: tuple = ()
+    notes: tuple = ()
+    n_constraints: int = 0
+    data_name: str | None = None
+    data_hash: str | None = None
+
+    # -- sizes -------------------------------------------------------------------------
+    @property
+    def nobs(self) -> int:
+        """Number of observations used by the fit."""
+        return int(self.y.size)
+
+    @property
+    def df_model(self) -> int:
+        """Number of estimated parameters."""
+        return int(self.params.size)
+
+    @property
+    def df_resid(self) -> int:
+        """Residual degrees of freedom: observations plus equality constraints minus parameters."""
+        return self.nobs + self.n_constraints - self.df_model
+
+    @property
+    def exactly_identified(self) -> bool:
+        """True when the data fix the parameters with nothing left to estimate noise from."""
+        return self.df_resid <= 0
+
+    # -- fit -----------------------------------------------------------------------------
+    @property
+    def fittedvalues(self) -> np.ndarray:
+        return self.fn(self.x, *self.params.to_numpy())
+
+    @property
+    def resid(self) -> np.ndarray:
+        return self.y - self.fittedvalues
+
+    @property
+    def ssr(self) -> float:
+        """Sum of squared residuals."""
+        return float(np.sum(self.resid**2))
+
+    @property
+    def rmse(self) -> float:
+        """Residual standard error sqrt(SSR / df_resid); NaN when exactly identified."""
+        return math.sqrt(self.ssr / self.df_resid) if self.df_resid > 0 else math.nan
+
+    @property
+    def r2(self) -> float:
+        """Share of the variance in y around its mean that the model explains."""
+        tss = float(np.sum((self.y - self.y.mean()) ** 2))
+        return 1.0 - self.ssr / tss if tss > 0 else math.nan
+
+    @property
+    def mape(self) -> float:
+        """Mean absolute percentage error of the fitted values, in percent."""
+        return float(np.mean(np.abs(self.resid / self.y)) * 100)
+
+    # -- uncertainty -----------------------------------------------------------------------
+    @property
+    def bse(self) -> pd.Series:
+        """Standard errors of the parameters (NaN when not identified by the data)."""
+        if self.cov is None or self.exactly_identified:
+            return pd.Series(np.nan, index=self.params.index)
+        return pd.Series(np.sqrt(np.clip(np.diag(self.cov.to_numpy()), 0, None)), index=self.params.index)
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Two-sided Wald intervals with a Student-t quantile on ``df_resid`` degrees of freedom.
+
+        Notes
+        -----
+        For a parameter on a bound (see ``at_bound``) the interval is the unconstrained
+        Wald interval and can reach past the bound: read it as "the data cannot tell this
+        parameter from the bound", not as a range of plausible values.
+        """
+        if self.exactly_identified:
+            lower = upper = pd.Series(np.nan, index=self.params.index)
+        else:
+            q = stats.t.ppf(1 - alpha / 2, self.df_resid)
+            lower, upper = self.params - q * self.bse, self.params + q * self.bse
+        return pd.DataFrame({"lower": lower, "upper": upper})
+
+    # -- output ------------------------------------------------------------------------------
+    def predict(self, x) -> np.ndarray:
+        """Model values at ``x`` with the fitted parameters."""
+        return self.fn(np.asarray(x, dtype=float), *self.params.to_numpy())
+
+    def conf_band(self, x, alpha: float = 0.05) -> pd.DataFrame:
+        """Pointwise confidence band for the mean curve at ``x`` (delta method).
+
+        Notes
+        -----
+        ``var f(x) = g(x)ᵀ Σ g(x)`` with ``g`` the gradient of the model in its parameters
+        (central differences) and ``Σ`` the parameter covariance; the band uses the same
+        Student-t quantile as :meth:`conf_int`. It is the uncertainty of the curve, not of a
+        new measurement (which would add the residual variance). NaN when exactly identified.
+        """
+        x = np.asarray(x, dtype=float)
+        fit = self.predict(x)
+        if self.cov is None or self.exactly_identified:
+            nan = np.full_like(fit, np.nan)
+            return pd.DataFrame({"x": x, "fit": fit, "lower": nan, "upper": nan})
+        theta = self.params.to_numpy()
+        grad = np.empty((x.size, theta.size))
+        for j in range(theta.size):
+            h = 1e-6 * max(abs(theta[j]), 1e-8)
+            up, down = theta.copy(), theta.copy()
+            up[j] += h
+            down[j] -= h
+            grad[:, j] = (self.fn(x, *up) - self.fn(x, *down)) / (2 * h)
+        se = np.sqrt(np.einsum("ij,jk,ik->i", grad, self.cov.to_numpy(), grad))
+        q = stats.t.ppf(1 - alpha / 2, self.df_resid)
+        return pd.DataFrame({"x": x, "fit": fit, "lower": fit - q * se, "upper": fit + q * se})
+
+    def summary(self, alpha: float = 0.05) -> pd.DataFrame:
+        """One row per parameter: estimate, standard error, interval, unit, bound flag."""
+        ci = self.conf_int(alpha)
+        level = round((1 - alpha) * 100)
+        table = pd.DataFrame(
+            {
+                "estimate": self.params.map(round_sig),
+                "std_err": self.bse.map(round_sig),
+                f"ci{level}_lower": ci["lower"].map(round_sig),
+                f"ci{level}_upper": ci["upper"].map(round_sig),
+                "unit": [self.units.get(p, "") for p in self.params.index],
+                "at_bound": [p in self.at_bound for p in self.params.index],
+            }
+        )
+        table.index.name = "parameter"
+        return table
+
+    def fit_stats(self) -> dict:
+        return {
+            "nobs": self.nobs,
+            "n_constraints": self.n_constraints,
+            "df_resid": self.df_resid,
+            "exactly_identified": self.exactly_identified,
+            "ssr": round_sig(self.ssr),
+            "rmse": None if math.isnan(self.rmse) else round_sig(self.rmse),
+            "r2": None if math.isnan(self.r2) else round_sig(self.r2),
+            "mape_pct": round_sig(self.mape, 4),
+        }
+
+    def derived(self) -> dict:
+        """Derived quantities worth recording on the card (overridden by model families)."""
+        return {}
+
+    def to_card(self, *, name: str | None = None, dataset: str | None = None, **extra) -> dict:
+        """The JSON model card: model, formula, parameters with units and intervals, fit, data."""
+        from mqperf import __version__
+
+        ci = self.conf_int()
+        params = {}
+        for p in self.params.index:
+            params[p] = {
+                "estimate": round_sig(self.params[p]),
+                "std_err": _none_if_nan(round_sig(self.bse[p])),
+                "ci95": [_none_if_nan(round_sig(ci.loc[p, "lower"])), _none_if_nan(round_sig(ci.loc[p, "upper"]))],
+                "unit": self.units.get(p, ""),
+                "at_bound": p in self.at_bound,
+            }
+        card = {
+            "name": name or self.model,
+            "model": self.model,
+            "formula": self.formula,
+            "parameters": params,
+            "interval_method": "Wald, Student-t on df_resid, 95 %; none when exactly identified",
+            "fit": self.fit_stats(),
+            "derived": {k: _none_if_nan(round_sig(v)) for k, v in self.derived().items()},
+            "notes": list(self.notes),
+            "data": {"dataset": dataset or self.data_name, "sha256": self.data_hash, "nobs": self.nobs},
+            "mqperf_version": __version__,
+        }
+        card.update(extra)
+        return card
+
+
+def _none_if_nan(value):
+    if value is None:
+        return None
+    return None if (isinstance(value, float) and math.isnan(value)) else value
+
+
+def covariance(jacobian: np.ndarray, resid: np.ndarray, df_resid: int, names) -> pd.DataFrame | None:
+    """s² (JᵀJ)⁻¹ over all parameters; None when JᵀJ is singular or df_resid <= 0.
+
+    Every column is used even when a bound is active, as the R ``usl`` package does, so
+    standard errors stay comparable with published ones; ``at_bound`` flags such cases.
+    """
+    if df_resid <= 0:
+        return None
+    jtj = jacobian.T @ jacobian
+    if np.linalg.matrix_rank(jtj) < jtj.shape[0]:
+        return None
+    s2 = float(resid @ resid) / df_resid
+    return pd.DataFrame(np.linalg.inv(jtj) * s2, index=names, columns=names)

@@ -1,0 +1,250 @@
+"""Universal Scalability Law (Gunther) and Amdahl's law.
+
+    X(N) = λ N / (1 + σ (N − 1) + κ N (N − 1))
+
+N is the concurrency (here: Kafka connector tasks), X the throughput, λ the throughput of
+one unit with no contention (not normalised by a measured X(1)), σ the contention
+(serialisation) share and κ the coherency (crosstalk) cost. Amdahl's law is κ = 0.
+
+The fit is three-parameter nonlinear least squares with σ ∈ [0, 1], κ ∈ [0, 1], λ ≥ 0,
+the estimator of the R ``usl`` package (≥ 2.0) and of the usl4j/Go/Rust ports, so it
+reproduces their published coefficients (tests/models/test_usl.py). A fit that would need
+σ > 1 or κ < 0 ends on a bound: that is a sign of a bottleneck (a fixed capacity, a
+contended resource outside the model), not of USL behaviour, and ``at_bound`` says so.
+
+References: N. J. Gunther, *Guerrilla Capacity Planning* (2007), ch. 4–6; the R package
+``usl`` (smoeding/usl): ``peak.scalability`` = sqrt((1 − α)/β).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import least_squares
+
+from mqperf.errors import ModelError
+from mqperf.models._base import FitResult, as_positive_array, covariance
+
+FORMULA = "X(N) = lam*N / (1 + sigma*(N-1) + kappa*N*(N-1))"
+AMDAHL_FORMULA = "X(N) = lam*N / (1 + sigma*(N-1))"
+NAMES = ("lam", "sigma", "kappa")
+
+
+def throughput(n, lam: float, sigma: float, kappa: float):
+    """USL throughput X(N) for given parameters."""
+    n = np.asarray(n, dtype=float)
+    return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
+
+
+def amdahl(n, lam: float, sigma: float):
+    """Amdahl's law: USL with κ = 0."""
+    return throughput(n, lam, sigma, 0.0)
+
+
+def peak_concurrency(sigma: float, kappa: float) -> float:
+    """N* = sqrt((1 − σ) / κ), where X(N) is largest (Gunther GCaP eq. 4.33); inf when κ = 0."""
+    if kappa <= 0:
+        return math.inf
+    return math.sqrt(max(1 - sigma, 0.0) / kappa)
+
+
+def amdahl_limit(lam: float, sigma: float) -> float:
+    """X(∞) = λ / σ under Amdahl's law (κ = 0); inf when σ = 0."""
+    return math.inf if sigma <= 0 else lam / sigma
+
+
+@dataclass(frozen=True)
+class Equal:
+    """A published statement "no gain from N=a to N=b", used as the equation X(a) = X(b).
+
+    It enters the fit as one more residual, X(a) − X(b), weighted like a measured point:
+    the statement is as precise as the measurements it summarises, no more.
+    """
+
+    a: float
+    b: float
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class USLResult(FitResult):
+    """A fitted USL (or Amdahl) model; derived quantities accept what-if overrides."""
+
+    @property
+    def lam(self) -> float:
+        """λ: throughput of one unit without contention, X(1) = λ."""
+        return float(self.params["lam"])
+
+    @property
+    def sigma(self) -> float:
+        """σ: contention (the serial share)."""
+        return float(self.params["sigma"])
+
+    @property
+    def kappa(self) -> float:
+        """κ: coherency cost (0 for an Amdahl fit)."""
+        return float(self.params["kappa"]) if "kappa" in self.params else 0.0
+
+    def peak_n(self, sigma: float | None = None, kappa: float | None = None) -> float:
+        """Concurrency of peak throughput, sqrt((1 − σ)/κ); what-if σ, κ override the fit."""
+        return peak_concurrency(self.sigma if sigma is None else sigma, self.kappa if kappa is None else kappa)
+
+    def peak_x(self, **overrides) -> float:
+        """Throughput at the peak concurrency (the Amdahl limit λ/σ when κ = 0)."""
+        lam, sigma, kappa = self._with(**overrides)
+        n = peak_concurrency(sigma, kappa)
+        return amdahl_limit(lam, sigma) if math.isinf(n) else float(throughput(n, lam, sigma, kappa))
+
+    def efficiency(self, n=None) -> np.ndarray:
+        """X(N) / (λ N): measured efficiency at the data's N, or the model's at given n."""
+        if n is None:
+            return self.y / (self.lam * self.x)
+        n = np.asarray(n, dtype=float)
+        return self.predict(n) / (self.lam * n)
+
+    def n_for_rate(self, target: float, *, n_max: int = 1024) -> int | None:
+        """Smallest whole N whose modelled throughput reaches ``target``; None if none does."""
+        n = np.arange(1, n_max + 1)
+        ok = np.nonzero(self.predict(n) >= target)[0]
+        return int(n[ok[0]]) if ok.size else None
+
+    def marginal_gain(self, n) -> np.ndarray:
+        """X(N) − X(N − 1): what the N-th unit adds (negative past the peak)."""
+        n = np.asarray(n, dtype=float)
+        return self.predict(n) - self.predict(n - 1)
+
+    def derived(self) -> dict:
+        return {"peak_n": self.peak_n(), "peak_x": self.peak_x()}
+
+    def _with(self, lam=None, sigma=None, kappa=None):
+        return (
+            self.lam if lam is None else lam,
+            self.sigma if sigma is None else sigma,
+            self.kappa if kappa is None else kappa,
+        )
+
+
+def fit(
+    n,
+    x,
+    *,
+    constraints: tuple[Equal, ...] | list[Equal] = (),
+    amdahl_only: bool = False,
+    data_name: str | None = None,
+    data_hash: str | None = None,
+) -> USLResult:
+    """Fit the USL (or Amdahl's law with ``amdahl_only=True``) by bounded least squares.
+
+    Parameters
+    ----------
+    n, x
+        Concurrency (≥ 1, need not be whole) and measured throughput (> 0).
+    constraints
+        :class:`Equal` statements used as extra equations (see its docstring).
+
+    Returns
+    -------
+    USLResult
+        With ``exactly_identified`` True (and no intervals) when points plus constraints
+        equal the number of parameters.
+
+    Raises
+    ------
+    ModelError
+        Fewer points (plus constraints) than parameters, fewer distinct N than needed,
+        non-positive values, or no convergence.
+    """
+    n = as_positive_array(n, "concurrency N")
+    x = as_positive_array(x, "throughput X")
+    if n.size != x.size:
+        raise ModelError(f"concurrency has {n.size} values but throughput has {x.size}")
+    if np.any(n < 1):
+        raise ModelError(f"concurrency N must be at least 1 (found {n.min():g})")
+    names = NAMES[:2] if amdahl_only else NAMES
+    constraints = tuple(constraints)
+    k = len(names)
+    distinct = np.unique(n).size
+    label = "Amdahl's law" if amdahl_only else "the USL"
+    if n.size + len(constraints) < k or distinct + len(constraints) < k:
+        raise ModelError(
+            f"{label} has {k} parameters: it needs at least {k} distinct concurrency levels "
+            f"(points plus constraints); got {distinct} distinct N and {len(constraints)} constraint(s)"
+        )
+
+    def model(nn, *theta):
+        return throughput(nn, *theta) if not amdahl_only else amdahl(nn, *theta)
+
+    def residuals(theta):
+        r = model(n, *theta) - x
+        extra = [model(c.a, *theta) - model(c.b, *theta) for c in constraints]
+        return np.concatenate([r, np.asarray(extra, dtype=float)])
+
+    lower = np.zeros(k)
+    upper = np.array([np.inf, 1.0, 1.0][:k])
+    lam0 = float(np.max(x / n))
+    starts = [(lam0, 0.01, 1e-4), (lam0, 0.1, 0.01), (float(x[np.argmin(n)] / n.min()), 0.3, 0.05), (lam0, 0.9, 1e-6)]
+    best = None
+    for start in starts:
+        theta0 = np.clip(np.array(start[:k]), lower + 1e-12, np.where(np.isinf(upper), np.inf, upper - 1e-12))
+        try:
+            sol = least_squares(
+                residuals, theta0, bounds=(lower, upper), method="trf", x_scale="jac",
+                ftol=1e-15, xtol=1e-15, gtol=1e-15, max_nfev=20000,
+            )
+        except (ValueError, FloatingPointError):
+            continue
+        if np.all(np.isfinite(sol.x)) and (best is None or sol.cost < best.cost - 1e-12 * max(best.cost, 1)):
+            best = sol
+    if best is None:
+        raise ModelError(f"{label}: the least-squares fit did not converge")
+
+    theta = best.x
+    tol = 1e-7
+    at_bound = tuple(p for p, v, lo, hi in zip(names, theta, lower, upper) if v <= lo + tol * max(1, abs(lo)) or v >= hi - tol)
+    # Snap parameters that sit on a bound exactly onto it, so reports say 0, not 1e-17.
+    theta = np.where(np.abs(theta - lower) <= 1e-12, lower, theta)
+    df_resid = n.size + len(constraints) - k
+    jac = _jacobian(residuals, theta)
+    cov = covariance(jac, residuals(theta), df_resid, list(names))
+    notes = []
+    if df_resid == 0:
+        notes.append("exactly identified: as many equations as parameters, so no standard errors or intervals")
+    if "sigma" in at_bound and theta[1] >= 1 - tol:
+        notes.append("sigma reached its bound 1: the data want sigma > 1, a sign of a bottleneck, not of USL behaviour")
+    if "kappa" in at_bound:
+        notes.append("kappa is on its bound 0: no coherency cost detectable (Amdahl behaviour); an unbounded fit may want kappa < 0")
+    if "sigma" in at_bound and theta[1] <= tol:
+        notes.append("sigma is on its bound 0: no contention detectable")
+    for c in constraints:
+        notes.append(f"constraint X({c.a:g}) = X({c.b:g}) used as an equation" + (f": {c.label}" if c.label else ""))
+    units = {"lam": "throughput units per unit of N", "sigma": "1", "kappa": "1"}
+    return USLResult(
+        model="amdahl" if amdahl_only else "usl",
+        formula=AMDAHL_FORMULA if amdahl_only else FORMULA,
+        params=pd.Series(theta, index=list(names), dtype=float),
+        cov=cov,
+        x=n,
+        y=x,
+        fn=model,
+        units=units,
+        at_bound=at_bound,
+        notes=tuple(notes),
+        n_constraints=len(constraints),
+        data_name=data_name,
+        data_hash=data_hash,
+    )
+
+
+def _jacobian(residuals, theta: np.ndarray) -> np.ndarray:
+    """Central-difference Jacobian of the residual vector at ``theta``."""
+    cols = []
+    for j in range(theta.size):
+        h = 1e-6 * max(abs(theta[j]), 1e-6)
+        up, down = theta.copy(), theta.copy()
+        up[j] += h
+        down[j] -= h
+        cols.append((residuals(up) - residuals(down)) / (2 * h))
+    return np.column_stack(cols)
