@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -93,6 +94,7 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
     """
     schema, path, partial = _resolve(name_or_path, contract)
     _check_readable(path)
+    _record_input(path)
     header = _header(path)
     fields = schema["fields"]
     for field in fields:
@@ -102,6 +104,14 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
     present = [f for f in fields if f["name"] in header]
     _validate(path, {**schema, "fields": present}, allow_extra=partial)
     return _typed_frame(path, present)
+
+
+def _record_input(path: Path) -> None:
+    """Note a file a chapter read, so the build can re-execute it when the file changes."""
+    log = os.environ.get("MQPERF_INPUTS_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(str(path.resolve()) + "\n")
 
 
 def _resolve(name_or_path, contract):

@@ -58,15 +58,18 @@ def amdahl_limit(lam: float, sigma: float) -> float:
 
 @dataclass(frozen=True)
 class Equal:
-    """A published statement "no gain from N=a to N=b", used as the equation X(a) = X(b).
+    """A published statement "no gain from N=a to N=b", used as the equation X(b) = r·X(a).
 
-    It enters the fit as one more residual, X(a) − X(b), weighted like a measured point:
-    the statement is as precise as the measurements it summarises, no more.
+    It enters the fit as one more residual, X(b) − r·X(a), weighted like a measured point:
+    the statement is as precise as the measurements it summarises, no more. ``ratio``
+    r = 1 reads "no gain" literally; r = 1.03 or 0.97 read it loosely (see
+    :func:`mqperf.analysis.scaling.sensitivity_band`).
     """
 
     a: float
     b: float
     label: str = ""
+    ratio: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,7 @@ def fit(
 
     def residuals(theta):
         r = model(n, *theta) - x
-        extra = [model(c.a, *theta) - model(c.b, *theta) for c in constraints]
+        extra = [model(c.b, *theta) - c.ratio * model(c.a, *theta) for c in constraints]
         return np.concatenate([r, np.asarray(extra, dtype=float)])
 
     lower = np.zeros(k)
@@ -219,7 +222,8 @@ def fit(
     if "sigma" in at_bound and theta[1] <= tol:
         notes.append("sigma is on its bound 0: no contention detectable")
     for c in constraints:
-        notes.append(f"constraint X({c.a:g}) = X({c.b:g}) used as an equation" + (f": {c.label}" if c.label else ""))
+        rel = "" if c.ratio == 1 else f"{c.ratio:g} * "
+        notes.append(f"constraint X({c.b:g}) = {rel}X({c.a:g}) used as an equation" + (f": {c.label}" if c.label else ""))
     units = {"lam": "throughput units per unit of N", "sigma": "1", "kappa": "1"}
     return USLResult(
         model="amdahl" if amdahl_only else "usl",

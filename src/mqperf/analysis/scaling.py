@@ -1,0 +1,275 @@
+"""Throughput against concurrency: one USL (or Amdahl) fit per series, honestly labelled.
+
+Model choice per series follows what the data can identify:
+
+* 3 or more equations (distinct concurrency levels plus "no gain" constraints): USL;
+* 2 equations: Amdahl's law (κ = 0), exactly identified;
+* 1: no fit: a single point says nothing about scaling.
+
+``model="usl"`` insists on the USL and raises :class:`~mqperf.errors.ModelError` where a
+series cannot support it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mqperf import data as mqdata
+from mqperf.errors import ModelError
+from mqperf.models import usl
+from mqperf.models._base import round_sig
+from mqperf.models.validation import holdout
+
+DEFAULT_CPUS = 3
+
+
+@dataclass(frozen=True)
+class SeriesFit:
+    series: str
+    model: str  # "usl", "amdahl" or "none"
+    result: usl.USLResult | None
+    reason: str
+    n_points: int
+    n_constraints: int
+
+
+def load_points(source: str, *, cpus: int | None = None) -> pd.DataFrame:
+    """Rows (series, tasks, rate_msg_s, basis) from a book dataset name or a reader's CSV."""
+    is_path = str(source).endswith(".csv") or "/" in str(source)
+    frame = mqdata.load(source, contract="task_scaling") if is_path else mqdata.load(source)
+    return label_series(frame, cpus=cpus)
+
+
+def label_series(frame: pd.DataFrame, *, cpus: int | None = None) -> pd.DataFrame:
+    """Add a readable ``series`` label: connector, workload, and CPU count when it varies."""
+    out = frame.copy()
+    series = out["series"].astype(str) if "series" in out else pd.Series("your data", index=out.index)
+    if "connector" in out:
+        series = out["connector"].astype(str) + " " + series
+    if "gp_cpus" in out:
+        base = cpus if cpus is not None else int(out["gp_cpus"].mode().iloc[0])
+        other = out["gp_cpus"] != base
+        series = series.where(~other, series + " (" + out["gp_cpus"].astype(str) + " CPUs)")
+    out["series"] = series.str.replace("_", " ", regex=False)
+    if "basis" not in out:
+        out["basis"] = "measured"
+    out["basis"] = out["basis"].fillna("measured").astype(str)
+    return out
+
+
+def load_constraints(source: str | None, points: pd.DataFrame) -> pd.DataFrame:
+    """'No gain from a to b' statements matching the labelled series; empty when none."""
+    cols = ["series", "tasks_from", "tasks_to", "relation", "quote"]
+    if not source:
+        return pd.DataFrame(columns=cols)
+    frame = mqdata.load(source)
+    frame = label_series(frame, cpus=None)
+    frame = frame[frame["series"].isin(set(points["series"]))]
+    return frame[cols].reset_index(drop=True)
+
+
+def fit_series(points: pd.DataFrame, constraints: pd.DataFrame | None = None, *, model: str = "auto",
+               data_name: str | None = None, data_hash: str | None = None) -> list[SeriesFit]:
+    """Fit every series; see the module docstring for the model choice."""
+    if model not in ("auto", "usl", "amdahl"):
+        raise ModelError(f"model must be auto, usl or amdahl (got {model!r})")
+    fits = []
+    for name, group in points.groupby("series", sort=False):
+        cons = _equalities(constraints, name)
+        distinct = group["tasks"].nunique()
+        equations = distinct + len(cons)
+        chosen = model
+        if model == "auto":
+            chosen = "usl" if equations >= 3 else "amdahl" if distinct >= 2 else "none"
+        if chosen == "none":
+            fits.append(SeriesFit(name, "none", None, "one concurrency level: nothing to fit", len(group), len(cons)))
+            continue
+        result = usl.fit(group["tasks"], group["rate_msg_s"], constraints=cons if chosen == "usl" else (),
+                         amdahl_only=chosen == "amdahl", data_name=data_name, data_hash=data_hash)
+        fits.append(SeriesFit(name, chosen, result, _verdict(result), len(group), len(cons) if chosen == "usl" else 0))
+    if not any(f.result for f in fits):
+        raise ModelError(
+            "no series has enough points to fit: scaling needs at least 2 distinct tasks values per series "
+            "(3 for the USL)"
+        )
+    return fits
+
+
+def _equalities(constraints: pd.DataFrame | None, series: str) -> list[usl.Equal]:
+    if constraints is None or constraints.empty:
+        return []
+    rows = constraints[(constraints["series"] == series) & (constraints["relation"] == "no_gain")]
+    return [usl.Equal(int(r.tasks_from), int(r.tasks_to), r.quote) for r in rows.itertuples()]
+
+
+def _verdict(result: usl.USLResult) -> str:
+    if "sigma" in result.at_bound and result.sigma >= 1 - 1e-6:
+        return "bottleneck: the fit needs sigma > 1; USL does not describe it"
+    if result.exactly_identified:
+        return "exactly identified: no intervals"
+    return "fitted with intervals"
+
+
+def fits_table(fits: list[SeriesFit]) -> pd.DataFrame:
+    """One row per series: the model, its parameters, peak, and what the fit can claim."""
+    rows = []
+    for f in fits:
+        r = f.result
+        row = {"series": f.series, "model": f.model, "points": f.n_points, "constraints": f.n_constraints}
+        if r is not None:
+            row.update(
+                lam_msg_s=round_sig(r.lam, 5),
+                sigma=round_sig(r.sigma, 4),
+                kappa=round_sig(r.kappa, 4),
+                peak_tasks=round_sig(r.peak_n(), 3),
+                peak_msg_s=round_sig(r.peak_x(), 5),
+                df_resid=r.df_resid,
+            )
+        row["status"] = f.reason
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def parameter_table(fits: list[SeriesFit]) -> pd.DataFrame:
+    """Estimates with standard errors and 95 % intervals, for fits that have them."""
+    parts = []
+    for f in fits:
+        if f.result is None:
+            continue
+        s = f.result.summary().reset_index()
+        s.insert(0, "series", f.series)
+        parts.append(s)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def curves(fits: list[SeriesFit], *, x_max: float) -> pd.DataFrame:
+    """Fitted curves with 95 % bands (NaN band where exactly identified), one per series."""
+    grid = np.round(np.linspace(1, x_max, 50), 4)
+    parts = []
+    for f in fits:
+        if f.result is not None:
+            band = f.result.conf_band(grid)
+            band["series"] = f.series
+            parts.append(band)
+    return pd.concat(parts, ignore_index=True)
+
+
+def sensitivity_band(points: pd.DataFrame, constraints: pd.DataFrame | None, *, x_max: float,
+                     loose: float = 0.03) -> pd.DataFrame:
+    """Envelope of USL curves when each "no gain" statement is read as within ±``loose``.
+
+    An exactly identified fit has no statistical interval. What still moves it is how the
+    words are read: "no additional benefit" may hide a gain (or loss) of a few percent.
+    Each constrained series is refitted with X(b) = (1 ± loose)·X(a) and the band is the
+    range of the curves. It is a reading-sensitivity band, not a confidence interval.
+    """
+    grid = np.round(np.linspace(1, x_max, 50), 4)
+    parts = []
+    for name, group in points.groupby("series", sort=False):
+        cons = _equalities(constraints, name)
+        if not cons or group["tasks"].nunique() + len(cons) < 3:
+            continue
+        curves_ = []
+        for ratio in (1 - loose, 1.0, 1 + loose):
+            varied = [usl.Equal(c.a, c.b, c.label, ratio) for c in cons]
+            curves_.append(usl.fit(group["tasks"], group["rate_msg_s"], constraints=varied).predict(grid))
+        stack = np.vstack(curves_)
+        parts.append(pd.DataFrame({"x": grid, "fit": stack[1], "lower": stack.min(axis=0), "upper": stack.max(axis=0), "series": name}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["x", "fit", "lower", "upper", "series"])
+
+
+def residual_frame(fits: list[SeriesFit]) -> pd.DataFrame:
+    """Relative residuals per measured point, in percent of the fitted value."""
+    rows = []
+    for f in fits:
+        if f.result is None:
+            continue
+        fitted = f.result.fittedvalues
+        for n, y, fy in zip(f.result.x, f.result.y, fitted):
+            rows.append({"series": f.series, "tasks": n, "resid_pct": (y - fy) / fy * 100})
+    return pd.DataFrame(rows)
+
+
+def leave_one_out(points: pd.DataFrame, constraints: pd.DataFrame | None = None) -> pd.DataFrame:
+    """For series with 3+ levels: refit without each point (richest model the rest allows), predict it."""
+    rows = []
+    for name, group in points.groupby("series", sort=False):
+        if group["tasks"].nunique() < 3:
+            continue
+        for idx in group.index:
+            rest, held = group.drop(index=idx), group.loc[idx]
+            try:
+                fit = fit_series(rest, constraints)[0]
+                pred = float(fit.result.predict([held["tasks"]])[0])
+                used = fit.model
+            except ModelError as exc:
+                pred, used = np.nan, f"none ({exc})"
+            rows.append({
+                "series": name, "tasks": int(held["tasks"]), "measured_msg_s": held["rate_msg_s"],
+                "predicted_msg_s": round_sig(pred, 5), "error_pct": round_sig((pred - held["rate_msg_s"]) / held["rate_msg_s"] * 100, 3),
+                "model_without_point": used,
+            })
+    return pd.DataFrame(rows)
+
+
+def cross_check(fits: list[SeriesFit], points: pd.DataFrame, pairs: list[tuple[str, str]]) -> pd.DataFrame:
+    """Predict the points of series B with the fit of series A (e.g. peak vs sustainable)."""
+    by_name = {f.series: f for f in fits}
+    rows = []
+    for fitted_series, other in pairs:
+        f = by_name.get(fitted_series)
+        pts = points[points["series"] == other]
+        if f is None or f.result is None or pts.empty:
+            continue
+        table = holdout(f.result, pts["tasks"], pts["rate_msg_s"])
+        for r in table.itertuples():
+            rows.append({"fitted_on": fitted_series, "predicting": other, "tasks": int(r.x), "measured_msg_s": r.measured,
+                         "predicted_msg_s": round_sig(r.predicted, 5), "error_pct": round_sig(r.error_pct, 3)})
+    return pd.DataFrame(rows)
+
+
+def plan(fits: list[SeriesFit], target_rate: float, *, max_tasks: int = 8) -> pd.DataFrame:
+    """Per fitted series: tasks needed for ``target_rate``, the peak, and where a task stops paying."""
+    rows = []
+    for f in fits:
+        if f.result is None:
+            continue
+        r = f.result
+        n = np.arange(1, max_tasks + 1)
+        gains = r.marginal_gain(n[1:]) / r.predict(n[:-1]) * 100
+        small = np.nonzero(gains < 5)[0]
+        need = r.n_for_rate(target_rate, n_max=max_tasks)
+        rows.append({
+            "series": f.series,
+            "model": f.model,
+            "tasks_for_target": need if need is not None else f"not reachable with <= {max_tasks}",
+            "peak_tasks": round_sig(r.peak_n(), 3),
+            "peak_msg_s": round_sig(r.peak_x(), 5),
+            "last_task_adding_5pct": int(n[1:][small[0]] - 1) if small.size else f"> {max_tasks}",
+        })
+    return pd.DataFrame(rows)
+
+
+def marginal_table(result: usl.USLResult, *, max_tasks: int = 8) -> pd.DataFrame:
+    """Modelled rate by tasks and what each extra task adds."""
+    n = np.arange(1, max_tasks + 1)
+    x = result.predict(n)
+    gain = np.concatenate([[np.nan], np.diff(x)])
+    return pd.DataFrame({
+        "tasks": n,
+        "modelled_msg_s": [round_sig(v, 5) for v in x],
+        "gain_msg_s": [round_sig(v, 4) for v in gain],
+        "gain_pct": [round_sig(v, 3) for v in np.concatenate([[np.nan], np.diff(x) / x[:-1] * 100])],
+        "efficiency": [round_sig(v, 3) for v in result.efficiency(n)],
+    })
+
+
+def dataset_identity(source: str) -> tuple[str, str]:
+    """(name, sha256) of a dataset name or path, for model cards."""
+    is_path = str(source).endswith(".csv") or "/" in str(source)
+    path = Path(source) if is_path else mqdata.resource_path(source)
+    return (Path(source).name if is_path else source), mqdata.file_hash(path)

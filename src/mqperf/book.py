@@ -1,0 +1,320 @@
+"""Build the book: execute chapters with papermill, then render HTML with Jupyter Book.
+
+Execution is cached by content. A chapter is re-executed only when its *input hash*
+changes: the hash of its cells' sources, of the package code, of the lock file, and of the
+data files it read the last time it ran (recorded while it runs, see
+:func:`mqperf.data.load`). The hash and the list of inputs are stored in the committed
+notebook's metadata, so a fresh clone knows its notebooks are current without running them.
+
+A failed chapter leaves its committed notebook, ``models/`` cards and ``_build/html`` as
+they were: notebooks are executed into a temporary file and swapped in only on success,
+and the HTML is rendered into ``.cache/jb`` and swapped into ``_build/html`` only when
+Jupyter Book succeeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from mqperf.paths import book_root, chapters_dir, package_dir
+
+INPUTS_LOG_ENV = "MQPERF_INPUTS_LOG"
+
+
+@dataclass
+class Chapter:
+    name: str
+    path: Path
+    title: str
+    parameters: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def contract(self) -> str | None:
+        return self.meta.get("contract")
+
+    @property
+    def data_parameter(self) -> str | None:
+        return self.meta.get("data_parameter")
+
+
+@dataclass
+class Outcome:
+    chapter: str
+    status: str  # "executed", "reused", "failed"
+    seconds: float = 0.0
+    error: str = ""
+
+
+# -- discovery -------------------------------------------------------------------------------
+
+def toc_files(root: Path | None = None) -> list[str]:
+    """Files named in _toc.yml, in book order (without extension)."""
+    import yaml
+
+    toc = yaml.safe_load((root or book_root()).joinpath("_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return files
+
+
+def discover() -> list[Chapter]:
+    """Executable chapters (notebooks in chapters/), in table-of-contents order."""
+    root = book_root()
+    order = {f: i for i, f in enumerate(toc_files(root))}
+    chapters = []
+    for path in sorted(chapters_dir().glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        meta = nb.metadata.get("mqperf", {})
+        chapters.append(Chapter(path.stem, path, meta.get("title", path.stem), _parameters(path), meta))
+    rel = lambda c: str(c.path.relative_to(root).with_suffix(""))  # noqa: E731
+    return sorted(chapters, key=lambda c: order.get(rel(c), len(order)))
+
+
+def find(name: str) -> Chapter:
+    chapters = discover()
+    for chapter in chapters:
+        if chapter.name == name:
+            return chapter
+    raise LookupError(f"no chapter named '{name}' (known: {', '.join(c.name for c in chapters)})")
+
+
+def _parameters(path: Path) -> dict:
+    """Names, defaults and comments of the cell tagged 'parameters' (as papermill sees them)."""
+    import papermill
+
+    params = papermill.inspect_notebook(str(path))
+    return {name: {"default": p["default"], "type": p["inferred_type_name"], "help": p["help"]} for name, p in params.items()}
+
+
+# -- hashing ----------------------------------------------------------------------------------
+
+def _sha(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(hashlib.sha256(part).digest())
+    return h.hexdigest()
+
+
+def source_hash(nb) -> str:
+    """Hash of what a chapter *is*: cell types, sources and tags, and its mqperf metadata."""
+    cells = [(c.cell_type, c.source, c.get("metadata", {}).get("tags", [])) for c in nb.cells]
+    meta = {k: v for k, v in nb.metadata.get("mqperf", {}).items() if k not in ("inputs", "input_hash")}
+    return _sha(json.dumps([cells, meta], sort_keys=True).encode())
+
+
+# Modules that build, render or drive the book but are never imported by a chapter.
+BUILD_ONLY = {"book.py", "cli.py", "pages.py", "report.py", "sphinxext.py", "assets.py"}
+
+
+def environment_hash() -> str:
+    """Hash of the package code chapters run and the locked dependency versions."""
+    parts = []
+    for path in sorted(package_dir().rglob("*.py")):
+        if path.parent == package_dir() and path.name in BUILD_ONLY:
+            continue
+        parts.append(str(path.relative_to(package_dir())).encode())
+        parts.append(path.read_bytes())
+    lock = book_root() / "requirements.lock"
+    if lock.exists():
+        parts.append(lock.read_bytes())
+    return _sha(*parts)
+
+
+def input_hash(nb, env_hash: str | None = None) -> str:
+    root = book_root()
+    parts = [source_hash(nb).encode(), (env_hash or environment_hash()).encode()]
+    for rel in nb.metadata.get("mqperf", {}).get("inputs", []):
+        path = root / rel
+        parts.append(rel.encode())
+        parts.append(path.read_bytes() if path.exists() else b"<missing>")
+    return _sha(*parts)
+
+
+def is_current(chapter: Chapter, env_hash: str | None = None) -> bool:
+    nb = nbformat.read(chapter.path, as_version=4)
+    stored = nb.metadata.get("mqperf", {}).get("input_hash")
+    return stored is not None and stored == input_hash(nb, env_hash)
+
+
+# -- execution --------------------------------------------------------------------------------
+
+def execute_notebook(source: Path, target: Path, *, parameters: dict | None = None, cwd: Path | None = None) -> list[str]:
+    """Run ``source`` with papermill into ``target``; return the data files it loaded.
+
+    Raises papermill's PapermillExecutionError when a cell fails; ``target`` then holds
+    the partial notebook, which callers keep away from anything published.
+    """
+    import papermill
+
+    fd, log = tempfile.mkstemp(prefix="mqperf-inputs-", suffix=".txt")
+    os.close(fd)
+    previous = os.environ.get(INPUTS_LOG_ENV)
+    os.environ[INPUTS_LOG_ENV] = log
+    try:
+        papermill.execute_notebook(
+            str(source), str(target), parameters=parameters or {}, kernel_name="python3",
+            cwd=str(cwd or source.parent), progress_bar=False, log_output=False,
+            request_save_on_cell_execute=False,
+        )
+        lines = Path(log).read_text(encoding="utf-8").splitlines()
+    finally:
+        os.unlink(log)
+        if previous is None:
+            os.environ.pop(INPUTS_LOG_ENV, None)
+        else:
+            os.environ[INPUTS_LOG_ENV] = previous
+    return sorted(set(filter(None, lines)))
+
+
+def normalise(nb, *, inputs: list[str] | None = None, env_hash: str | None = None) -> None:
+    """Make an executed notebook deterministic: drop papermill's timings, record inputs."""
+    nb.metadata.pop("papermill", None)
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+    if inputs is not None:
+        root = book_root()
+        rel = sorted({os.path.relpath(p, root) for p in inputs})
+        nb.metadata.setdefault("mqperf", {})["inputs"] = rel
+        nb.metadata["mqperf"]["input_hash"] = input_hash(nb, env_hash)
+
+
+def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
+    """Worker: execute one chapter into a temp file and swap it in on success."""
+    start = time.perf_counter()
+    source = Path(path)
+    tmp = source.with_name(f".{source.stem}.executing.ipynb")
+    try:
+        inputs = execute_notebook(source, tmp)
+        nb = nbformat.read(tmp, as_version=4)
+        normalise(nb, inputs=inputs, env_hash=env_hash)
+        nbformat.write(nb, tmp)
+        tmp.replace(source)
+    except Exception as exc:  # reported per chapter; the build decides what fails
+        return Outcome(name, "failed", time.perf_counter() - start, _describe(exc))
+    finally:
+        tmp.unlink(missing_ok=True)
+    return Outcome(name, "executed", time.perf_counter() - start)
+
+
+def _describe(exc: Exception) -> str:
+    ename = getattr(exc, "ename", None)
+    if ename:
+        return f"{ename}: {getattr(exc, 'evalue', '')}".strip()
+    return f"{type(exc).__name__}: {exc}"
+
+
+def execute_chapters(chapters: list[Chapter], *, force: bool = False, jobs: int | None = None, echo=print) -> list[Outcome]:
+    """Execute stale chapters in parallel; reuse current ones. Prints one line per chapter."""
+    env_hash = environment_hash()
+    todo, outcomes = [], []
+    for chapter in chapters:
+        if not force and is_current(chapter, env_hash):
+            outcomes.append(Outcome(chapter.name, "reused"))
+            echo(f"  reused    {chapter.name} (inputs unchanged)")
+        else:
+            todo.append(chapter)
+    if todo:
+        jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+        echo(f"  executing {len(todo)} chapter(s) with {jobs} parallel job(s) ...")
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_run_chapter, c.name, str(c.path), env_hash) for c in todo]
+            for future in as_completed(futures):
+                out = future.result()
+                outcomes.append(out)
+                if out.status == "executed":
+                    echo(f"  executed  {out.chapter} ({out.seconds:.1f} s)")
+                else:
+                    echo(f"  FAILED    {out.chapter} ({out.seconds:.1f} s): {out.error}")
+    return outcomes
+
+
+# -- HTML ----------------------------------------------------------------------------------------
+
+def render_html(*, strict: bool = False, echo=print) -> Path:
+    """Jupyter Book build into .cache/jb, then swap into _build/html. Returns the HTML dir."""
+    from mqperf import pages
+
+    root = book_root()
+    pages.write_all()
+    staging = root / ".cache" / "jb"
+    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(root), "--path-output", str(staging), "--builder", "html"]
+    if strict:
+        cmd += ["-W", "-n", "--keep-going"]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
+        raise RuntimeError(f"jupyter-book build failed (exit {proc.returncode}); _build/html left as it was:\n{tail}")
+    warnings = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "WARNING" in ln]
+    for line in warnings[:20]:
+        echo(f"  {line}")
+    built = staging / "_build" / "html"
+    target = root / "_build" / "html"
+    _swap_dir(built, target)
+    echo(f"  html      rendered in {time.perf_counter() - start:.1f} s -> {target.relative_to(root)}/index.html")
+    return target
+
+
+def _swap_dir(source: Path, target: Path) -> None:
+    """Replace ``target`` with a copy of ``source`` with as short a gap as a rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fresh = target.with_name(target.name + ".new")
+    old = target.with_name(target.name + ".old")
+    shutil.rmtree(fresh, ignore_errors=True)
+    shutil.copytree(source, fresh)
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    fresh.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def build(*, strict: bool = False, force: bool = False, jobs: int | None = None, only: list[str] | None = None,
+          html: bool = True, echo=print) -> int:
+    """The whole build; returns an exit status (0 ok, 1 a chapter or the render failed)."""
+    start = time.perf_counter()
+    chapters = discover()
+    if only:
+        unknown = set(only) - {c.name for c in chapters}
+        if unknown:
+            raise LookupError(f"no chapter named {', '.join(sorted(unknown))}")
+        chapters = [c for c in chapters if c.name in only]
+    echo(f"mqperf build: {len(chapters)} chapter(s)")
+    outcomes = execute_chapters(chapters, force=force, jobs=jobs, echo=echo)
+    failed = [o for o in outcomes if o.status == "failed"]
+    if failed:
+        echo(f"build failed: {len(failed)} chapter(s) did not execute; nothing was published")
+        return 1
+    if html:
+        try:
+            render_html(strict=strict, echo=echo)
+        except RuntimeError as exc:
+            echo(str(exc))
+            return 1
+    n_exec = sum(o.status == "executed" for o in outcomes)
+    echo(f"done in {time.perf_counter() - start:.1f} s: {n_exec} executed, {len(outcomes) - n_exec} reused")
+    return 0

@@ -1,0 +1,29 @@
+"""Model cards: fitted models as JSON files under ``models/`` (or a reader's output folder)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mqperf.paths import models_dir
+
+
+def write_card(card: dict, name: str, cards_dir: str | Path | None = None) -> Path:
+    """Write ``card`` as ``<cards_dir>/<name>.json`` (default: the book's models/).
+
+    Written to a temporary file and renamed, so a failed run never leaves half a card.
+    Keys keep their order and floats are already rounded by ``to_card``, so re-running a
+    chapter rewrites identical bytes.
+    """
+    directory = Path(cards_dir) if cards_dir else models_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"card": name, **card}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def load_cards(cards_dir: str | Path | None = None) -> list[dict]:
+    directory = Path(cards_dir) if cards_dir else models_dir()
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(directory.glob("*.json"))]

@@ -1,0 +1,179 @@
+"""The book's Altair theme, an offline renderer, and the chart builders chapters share.
+
+The renderer (enabled on import) emits a ``<div>`` with a deterministic id and a script
+that calls ``vegaEmbed`` from the page: the book and the standalone reports ship vega,
+vega-lite and vega-embed themselves (see :mod:`mqperf.assets`), so no chart loads
+anything from a CDN, and re-executing a notebook gives byte-identical output (nbval).
+
+Builders round the data they plot (to :data:`CHART_DIGITS` significant digits) and take
+aggregated frames: a reader's file of a million rows still yields a small page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import itertools
+import json
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from mqperf.models._base import round_sig
+
+CHART_DIGITS = 5
+MAX_ROWS = 5000
+
+PALETTE = ["#1f5fa8", "#d1495b", "#2e933c", "#edae49", "#6a4c93", "#00798c", "#8d6a9f", "#5c5c5c"]
+
+_counter = itertools.count(1)
+
+
+def _theme() -> alt.theme.ThemeConfig:
+    return {
+        "config": {
+            "view": {"continuousWidth": 520, "continuousHeight": 300, "stroke": None},
+            "font": "DejaVu Sans, Helvetica, Arial, sans-serif",
+            "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridColor": "#e6e6e6"},
+            "legend": {"labelFontSize": 12, "titleFontSize": 12, "orient": "bottom"},
+            "title": {"fontSize": 15, "anchor": "start"},
+            "range": {"category": PALETTE},
+            "point": {"size": 70, "filled": True},
+            "line": {"strokeWidth": 2},
+        }
+    }
+
+
+alt.theme.register("mqperf", enable=True)(_theme)
+
+
+def render(spec: dict, **_meta) -> dict:
+    """Altair renderer: HTML that draws with the page's own vegaEmbed (no CDN, stable id)."""
+    payload = json.dumps(spec, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(payload.encode()).hexdigest()[:12]
+    div_id = f"mqchart-{digest}-{next(_counter)}"
+    # Escape "</" so a string in the data can never close the script element.
+    safe = payload.replace("</", "<\\/")
+    markup = (
+        f'<div class="mqperf-chart" id="{div_id}"></div>\n'
+        '<script type="text/javascript">\n'
+        "(function () {\n"
+        f"  var spec = {safe};\n"
+        f'  function draw() {{ vegaEmbed("#{div_id}", spec, {{renderer: "svg", actions: false}})'
+        ".catch(function (e) { console.error(e); }); }\n"
+        '  if (window.vegaEmbed) { draw(); } else { window.addEventListener("load", draw); }\n'
+        "})();\n"
+        "</script>"
+    )
+    title = spec.get("title")
+    text = title if isinstance(title, str) else (title or {}).get("text", "chart") if isinstance(title, dict) else "chart"
+    return {"text/html": markup, "text/plain": f"<chart: {html.escape(str(text))}>"}
+
+
+alt.renderers.register("mqperf", render)
+alt.renderers.enable("mqperf")
+
+
+def rounded(frame: pd.DataFrame, digits: int = CHART_DIGITS) -> pd.DataFrame:
+    """Numeric columns rounded to ``digits`` significant digits (stable across machines)."""
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_float_dtype(out[col]):
+            out[col] = [round_sig(v, digits) if pd.notna(v) else None for v in out[col]]
+    if len(out) > MAX_ROWS:
+        raise ValueError(f"{len(out)} rows to plot: aggregate before plotting (limit {MAX_ROWS})")
+    return out
+
+
+def fitted_curve(result, x_max: float | None = None, points: int = 60, x_min: float = 1.0) -> pd.DataFrame:
+    """The fitted curve with its 95 % confidence band on a grid of ``points`` x values."""
+    hi = float(x_max if x_max is not None else max(result.x.max() * 1.6, result.x.max() + 2))
+    grid = np.linspace(x_min, hi, points)
+    return result.conf_band(grid)
+
+
+def measured_vs_fitted(
+    measured: pd.DataFrame,
+    curves: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    series: str = "series",
+    x_title: str,
+    y_title: str,
+    title: str,
+    constraints: pd.DataFrame | None = None,
+) -> alt.LayerChart:
+    """Points as measured, fitted lines, and a shaded 95 % band where the fit has one.
+
+    ``measured`` has columns ``x``, ``y``, ``series`` and ``basis``; ``curves`` has ``x``,
+    ``fit``, ``lower``, ``upper`` and ``series`` (from :func:`fitted_curve`).
+    ``constraints`` (optional) marks published statements with columns ``x``, ``series``,
+    ``label`` as vertical rules.
+    """
+    colour = alt.Color(f"{series}:N", title=None)
+    xenc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(zero=False))
+    base_curves = alt.Chart(rounded(curves))
+    band = base_curves.mark_area(opacity=0.18).encode(
+        x=alt.X("x:Q", title=x_title), y=alt.Y("lower:Q", title=y_title), y2="upper:Q", color=colour
+    )
+    line = base_curves.mark_line().encode(x=alt.X("x:Q", title=x_title), y=alt.Y("fit:Q", title=y_title), color=colour)
+    points = (
+        alt.Chart(rounded(measured))
+        .mark_point()
+        .encode(
+            x=xenc,
+            y=alt.Y(f"{y}:Q", title=y_title),
+            color=colour,
+            shape=alt.Shape("basis:N", title="basis", scale=alt.Scale(domain=["measured", "derived"], range=["circle", "diamond"])),
+            tooltip=[f"{series}:N", f"{x}:Q", f"{y}:Q", "basis:N"],
+        )
+    )
+    layers = [band, line, points]
+    if constraints is not None and len(constraints):
+        rules = alt.Chart(rounded(constraints)).mark_rule(strokeDash=[4, 3], opacity=0.6).encode(
+            x="x:Q", color=colour, tooltip=["label:N"]
+        )
+        layers.append(rules)
+    return alt.layer(*layers).properties(title=title)
+
+
+def residuals(frame: pd.DataFrame, *, x: str, series: str = "series", x_title: str, title: str) -> alt.Chart:
+    """Relative residuals (measured − fitted) / fitted, in percent, per series."""
+    return (
+        alt.Chart(rounded(frame))
+        .mark_point()
+        .encode(
+            x=alt.X(f"{x}:Q", title=x_title),
+            y=alt.Y("resid_pct:Q", title="residual (% of fitted)"),
+            color=alt.Color(f"{series}:N", title=None),
+            tooltip=[f"{series}:N", f"{x}:Q", "resid_pct:Q"],
+        )
+        .properties(title=title, height=180)
+        + alt.Chart(pd.DataFrame({"zero": [0]})).mark_rule(color="#888").encode(y="zero:Q")
+    )
+
+
+def bars(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_title: str, y_title: str, title: str) -> alt.Chart:
+    """A plain bar chart (categories on x), e.g. cost by configuration."""
+    enc = {
+        "x": alt.X(f"{x}:N", title=x_title, sort=None),
+        "y": alt.Y(f"{y}:Q", title=y_title),
+        "tooltip": [f"{x}:N", f"{y}:Q"],
+    }
+    if colour:
+        enc["color"] = alt.Color(f"{colour}:N", title=None)
+        enc["xOffset"] = f"{colour}:N"
+    return alt.Chart(rounded(frame)).mark_bar().encode(**enc).properties(title=title)
+
+
+def lines(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_title: str, y_title: str, title: str,
+          log_x: bool = False, points: bool = True) -> alt.Chart:
+    """A what-if curve (or several, coloured), e.g. throughput against batch size."""
+    scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    enc = {"x": alt.X(f"{x}:Q", title=x_title, scale=scale), "y": alt.Y(f"{y}:Q", title=y_title),
+           "tooltip": [f"{x}:Q", f"{y}:Q"]}
+    if colour:
+        enc["color"] = alt.Color(f"{colour}:N", title=None)
+    return alt.Chart(rounded(frame)).mark_line(point=points).encode(**enc).properties(title=title)

@@ -1,0 +1,155 @@
+"""Pages generated from the data, so they cannot drift from it.
+
+``chapters/_generated/`` receives the Data catalog (from ``data/datapackage.json`` and the
+CSV files), the Errata (from ``data/errata.csv``) and the Model cards (from ``models/``).
+Files are rewritten only when their text changes, so Sphinx's incremental build stays warm.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from mqperf.cards import load_cards
+from mqperf.paths import chapters_dir, data_dir
+
+GENERATED = "_generated"
+
+
+def _cell(value) -> str:
+    text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _rows(path: Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def data_catalog() -> str:
+    package = json.loads((data_dir() / "datapackage.json").read_text(encoding="utf-8"))
+    out = [
+        "(data-catalog)=",
+        "# Data catalog",
+        "",
+        "Every dataset the book uses, generated from `data/datapackage.json`. Each row of every",
+        "dataset carries its basis (`measured`, `derived`, `constraint`, `config`), the seed article",
+        "it comes from and the shortest exact quote that states it; derived rows state their",
+        "formula. The test suite checks every quote against its article and recomputes every",
+        "derived value.",
+        "",
+    ]
+    summary = []
+    for res in package["resources"]:
+        rows = _rows(data_dir() / res["path"])
+        seeds = sorted({r.get("seed", "") for r in rows if r.get("seed")})
+        summary.append([f"{{ref}}`{res['name']} <data-{res['name']}>`", res.get("title", ""), len(rows), ", ".join(seeds)])
+    out += [_table(["dataset", "title", "rows", "seed files"], summary), ""]
+    for res in package["resources"]:
+        rows = _rows(data_dir() / res["path"])
+        bases = sorted({r.get("basis", "") for r in rows} - {""})
+        out += [f"(data-{res['name']})=", f"## {res['name']}", "", f"**{res.get('title', '')}**", "", res.get("description", ""), ""]
+        sources = "; ".join(f"{s.get('title', '')} (`{s.get('path', '')}`)" for s in res.get("sources", []))
+        out += [f"*File* `data/{res['path']}` · *rows* {len(rows)} · *basis* {', '.join(bases)} · *source* {sources}", ""]
+        fields = []
+        for f in res["schema"]["fields"]:
+            cons = f.get("constraints", {})
+            rules = []
+            if cons.get("required"):
+                rules.append("required")
+            for key in ("minimum", "exclusiveMinimum", "maximum", "pattern"):
+                if key in cons:
+                    rules.append(f"{key} {cons[key]}")
+            if "enum" in cons:
+                rules.append("one of " + ", ".join(map(str, cons["enum"])))
+            fields.append([f"`{f['name']}`", f.get("type", ""), f.get("unit", ""), f.get("role", ""), f.get("description", ""), "; ".join(rules)])
+        out += [_table(["field", "type", "unit", "role", "description", "rules"], fields), ""]
+    return "\n".join(out)
+
+
+def errata() -> str:
+    rows = _rows(data_dir() / "errata.csv")
+    out = [
+        "(errata)=",
+        "# Errata in the sources",
+        "",
+        "The seed articles contain arithmetic slips and contradictions. The book's data keep",
+        "what is printed; this page says what the printed numbers imply instead and why it",
+        "matters. It is generated from `data/errata.csv`, and the test suite recomputes every",
+        "implied value.",
+        "",
+        _table(["erratum", "dataset(s)", "printed", "implied"],
+               [[f"{{ref}}`{r['erratum_id']} <errata-{r['erratum_id'].lower()}>`", r["affects"], r["printed_value"], r["implied_value"]] for r in rows]),
+        "",
+    ]
+    for r in rows:
+        out += [
+            f"(errata-{r['erratum_id'].lower()})=",
+            f"## {r['erratum_id']}: {r['affects']}",
+            "",
+            f"> {r['quote']}",
+            "",
+            f"— `{r['seed']}`",
+            "",
+            f"**Problem.** {r['problem']}",
+            "",
+        ]
+        if r.get("implied_formula"):
+            out += [f"**Implied.** `{r['implied_formula']}` = {r['implied_value']} (printed: {r['printed_value']}).", ""]
+        out += [f"**Why it matters.** {r['why_it_matters']}", ""]
+    return "\n".join(out)
+
+
+def model_cards() -> str:
+    cards = load_cards()
+    out = [
+        "(model-cards)=",
+        "# Model cards",
+        "",
+        "Every model the chapters fit, as written to `models/*.json`: parameters with their units",
+        "and 95 % intervals (none where the fit is exactly identified), fit statistics, and the",
+        "SHA-256 of the dataset it was fitted to.",
+        "",
+    ]
+    if not cards:
+        out.append("No model cards yet: run `make book`.")
+    for card in cards:
+        fit = card.get("fit", {})
+        out += [f"## {card.get('name', card.get('card'))}", "", f"`{card.get('formula', '')}`", ""]
+        params = [[p, v.get("estimate"), v.get("std_err"), _interval(v.get("ci95")), v.get("unit", ""), "yes" if v.get("at_bound") else ""]
+                  for p, v in card.get("parameters", {}).items()]
+        out += [_table(["parameter", "estimate", "std. error", "95 % interval", "unit", "at bound"], params), ""]
+        stats = ", ".join(f"{k} {v}" for k, v in fit.items())
+        out += [f"*Fit:* {stats}.", ""]
+        data = card.get("data", {})
+        out += [f"*Data:* `{data.get('dataset')}` (sha256 `{str(data.get('sha256', ''))[:16]}…`, {data.get('nobs')} observations).", ""]
+        for note in card.get("notes", []):
+            out.append(f"- {note}")
+        out.append("")
+    return "\n".join(out)
+
+
+def _interval(ci) -> str:
+    if not ci or ci[0] is None:
+        return "none"
+    return f"[{ci[0]}, {ci[1]}]"
+
+
+def write_all() -> list[Path]:
+    """Write the generated pages; returns the paths (rewritten only when changed)."""
+    target = chapters_dir() / GENERATED
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (("data_catalog.md", data_catalog()), ("errata.md", errata()), ("model_cards.md", model_cards())):
+        path = target / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,84 @@
+"""A standalone, offline HTML report from an executed chapter notebook.
+
+Used by ``mqperf run``: one HTML file with the vega bundle inlined (and MathJax when the
+chapter has formulas), so a reader can open it anywhere without a network.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import nbformat
+from markdown_it import MarkdownIt
+
+from mqperf import assets
+
+_CSS = """
+body { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; max-width: 980px; margin: 2em auto; padding: 0 1em;
+       color: #222; line-height: 1.5; }
+pre { background: #f6f8fa; padding: .6em; overflow-x: auto; font-size: 90%; }
+pre.input { border-left: 3px solid #1f5fa8; }
+table { border-collapse: collapse; font-size: 90%; margin: .5em 0; }
+th, td { border: 1px solid #ddd; padding: .2em .5em; text-align: right; }
+th { background: #f0f0f0; }
+.output { margin: .5em 0 1.5em; overflow-x: auto; }
+.meta { color: #666; font-size: 90%; }
+"""
+
+_ROLE = __import__("re").compile(r"\{ref\}`([^`<]*?)\s*(?:<[^>]*>)?`")
+
+
+def _markdown(source: str) -> str:
+    # MyST cross-references point into the book, which a standalone report does not have.
+    text = _ROLE.sub(lambda m: m.group(1).strip() or "(see the book)", source)
+    return MarkdownIt("commonmark").enable("table").render(text)
+
+
+def _output(out) -> str:
+    if out.output_type == "stream":
+        return f"<pre>{html.escape(out.text)}</pre>"
+    if out.output_type == "error":
+        return f"<pre>{html.escape(out.ename)}: {html.escape(out.evalue)}</pre>"
+    data = out.get("data", {})
+    if "text/html" in data:
+        return data["text/html"]
+    if "image/png" in data:
+        return f'<img alt="figure" src="data:image/png;base64,{data["image/png"]}"/>'
+    if "text/markdown" in data:
+        return _markdown(data["text/markdown"])
+    if "text/plain" in data:
+        return f"<pre>{html.escape(data['text/plain'])}</pre>"
+    return ""
+
+
+def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = "") -> None:
+    """Render ``notebook`` to ``target`` (HTML); hidden and removed cells stay hidden."""
+    nb = nbformat.read(notebook, as_version=4)
+    body = []
+    has_math = False
+    for cell in nb.cells:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if "remove-cell" in tags:
+            continue
+        if cell.cell_type == "markdown":
+            has_math = has_math or "$" in cell.source
+            body.append(_markdown(cell.source))
+            continue
+        if cell.cell_type != "code":
+            continue
+        if not ({"hide-input", "remove-input"} & tags):
+            body.append(f'<pre class="input">{html.escape(cell.source)}</pre>')
+        if "remove-output" not in tags:
+            body.append('<div class="output">' + "".join(_output(o) for o in cell.get("outputs", [])) + "</div>")
+    head = [f"<script>{assets.vega_bundle()}</script>"]
+    if has_math:
+        mathjax = (assets.mathjax_root() / "tex-svg.js").read_text(encoding="utf-8")
+        head.insert(0, "<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']]}};</script>")
+        head.append(f"<script>{mathjax}</script>")
+    page = (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style>{''.join(head)}</head><body>"
+        f'<p class="meta">{html.escape(subtitle)}</p>' + "\n".join(body) + "</body></html>\n"
+    )
+    target.write_text(page, encoding="utf-8")

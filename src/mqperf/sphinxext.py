@@ -1,0 +1,51 @@
+"""Sphinx extension for the book: offline vega and MathJax, generated pages.
+
+Vendored files are copied straight into the output's ``_static`` rather than kept in the
+book's ``_static`` folder, because Jupyter Book 1 adds every .js/.css found there to
+every page in no fixed order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mqperf import assets
+
+
+def _config_inited(app, config):
+    # Relative mathjax_path is resolved against _static; this replaces the CDN default.
+    config.mathjax_path = assets.MATHJAX_SCRIPT
+
+
+def _builder_inited(app):
+    if app.builder.format == "html":
+        app.add_js_file(assets.VEGA_BUNDLE, priority=200)
+
+
+def _drop_thebe(app, pagename, templatename, context, doctree):
+    """Jupyter Book always loads sphinx-thebe, whose inline script names a thebe CDN URL.
+
+    The book has no live-code buttons, so its scripts are dropped from every page: the
+    built HTML then refers to no CDN at all (tests/test_offline.py checks).
+    """
+    scripts = context.get("script_files")
+    if scripts is None:
+        return
+    context["script_files"] = [
+        s for s in scripts
+        if "sphinx-thebe" not in str(getattr(s, "filename", s) or "")
+        and "THEBE_JS_URL" not in str(getattr(s, "attributes", {}).get("body", ""))
+    ]
+
+
+def _build_finished(app, exception):
+    if exception is None and app.builder.format == "html":
+        assets.copy_vendor(Path(app.outdir) / "_static")
+
+
+def setup(app):
+    app.connect("config-inited", _config_inited, priority=900)
+    app.connect("builder-inited", _builder_inited)
+    app.connect("html-page-context", _drop_thebe)
+    app.connect("build-finished", _build_finished)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
