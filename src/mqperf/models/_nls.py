@@ -1,0 +1,177 @@
+"""Bounded (weighted) nonlinear least squares shared by the small curve models.
+
+One solver for every family, so that all of them compute standard errors, bound flags and
+the exactly-identified case the same way as :mod:`mqperf.models.usl` does:
+
+* residuals ``rᵢ = √wᵢ (yᵢ − f(xᵢ; θ))``, minimised by scipy's trust-region reflective
+  method from several starts (these curves have flat valleys, one start is not enough);
+* ``cov = s² (JᵀJ)⁻¹`` with ``J`` the Jacobian of the *weighted* residuals and
+  ``s² = Σ rᵢ² / df_resid`` (see :func:`mqperf.models._base.covariance`);
+* a parameter within a relative 1e-7 of a bound is reported in ``at_bound``.
+
+Weights follow the weighted-least-squares convention: ``wᵢ`` is proportional to
+``1 / Var(yᵢ)``. ``"relative"`` means ``wᵢ = 1 / yᵢ²``: every point is assumed to carry
+the same *relative* error, which suits throughputs that span an order of magnitude (an
+unweighted fit would be decided by the largest rates alone).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import least_squares
+
+from mqperf.errors import ModelError
+from mqperf.models._base import FitResult, covariance
+
+
+def resolve_weights(weights, y: np.ndarray) -> tuple[np.ndarray, str]:
+    """Weights as an array plus a one-line description for the model card."""
+    if weights is None or (isinstance(weights, str) and weights == "none"):
+        return np.ones_like(y), "unweighted least squares"
+    if isinstance(weights, str) and weights == "relative":
+        return 1.0 / y**2, "weighted least squares, weights 1/y² (equal relative errors)"
+    if isinstance(weights, str):
+        raise ModelError(f"weights must be 'relative', 'none' or an array, not {weights!r}")
+    w = np.asarray(weights, dtype=float).ravel()
+    if w.size != y.size:
+        raise ModelError(f"weights has {w.size} values but there are {y.size} observations")
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ModelError("weights must be finite and greater than zero")
+    return w, "weighted least squares, user weights (proportional to 1/variance)"
+
+
+@dataclass(frozen=True)
+class NLSFit:
+    theta: np.ndarray
+    cov: pd.DataFrame | None
+    at_bound: tuple
+    df_resid: int
+
+
+def nls(
+    fn: Callable,
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    names: Sequence[str],
+    starts: Sequence[Sequence[float]],
+    lower: Sequence[float],
+    upper: Sequence[float],
+    weights: np.ndarray | None = None,
+    label: str = "the model",
+) -> NLSFit:
+    """Fit ``y ≈ fn(x, *θ)`` within ``lower ≤ θ ≤ upper``; the best of several starts wins."""
+    lower = np.asarray(lower, dtype=float)
+    upper = np.asarray(upper, dtype=float)
+    sw = np.sqrt(np.ones_like(y) if weights is None else weights)
+
+    def residuals(theta):
+        return sw * (fn(x, *theta) - y)
+
+    best = None
+    with np.errstate(all="ignore"):
+        for start in starts:
+            theta0 = np.clip(np.asarray(start, dtype=float), lower, upper)
+            # Start strictly inside the box: TRF refuses a start on a bound.
+            span = np.where(np.isfinite(upper - lower), upper - lower, np.abs(theta0) + 1.0)
+            theta0 = np.clip(theta0, lower + 1e-9 * span, upper - 1e-9 * span)
+            try:
+                sol = least_squares(
+                    residuals, theta0, bounds=(lower, upper), method="trf", x_scale="jac",
+                    ftol=1e-14, xtol=1e-14, gtol=1e-14, max_nfev=20000,
+                )
+            except (ValueError, FloatingPointError):
+                continue
+            if np.all(np.isfinite(sol.x)) and np.isfinite(sol.cost) and (best is None or sol.cost < best.cost):
+                best = sol
+    if best is None:
+        raise ModelError(f"{label}: the least-squares fit did not converge")
+    theta = best.x
+    tol = 1e-7
+    at_bound = tuple(
+        p for p, v, lo, hi in zip(names, theta, lower, upper)
+        if (np.isfinite(lo) and v <= lo + tol * max(1.0, abs(lo)))
+        or (np.isfinite(hi) and v >= hi - tol * max(1.0, abs(hi)))
+    )
+    # Snap a parameter that sits on its (finite) lower bound onto it: reports say 0, not 1e-17.
+    snap = np.isfinite(lower) & (np.abs(theta - lower) <= 1e-12 * np.maximum(1.0, np.abs(lower)))
+    theta = np.where(snap, lower, theta)
+    df_resid = y.size - len(names)
+    cov = scaled_covariance(jacobian(residuals, theta), residuals(theta), df_resid, list(names))
+    return NLSFit(theta=theta, cov=cov, at_bound=at_bound, df_resid=df_resid)
+
+
+def scaled_covariance(jac: np.ndarray, resid: np.ndarray, df_resid: int, names) -> pd.DataFrame | None:
+    """:func:`mqperf.models._base.covariance` on column-scaled J, then scaled back.
+
+    Parameters of very different sizes (a fixed time of 3e-5 s beside a bandwidth of
+    1e8 B/s) make JᵀJ look singular to a rank test although it is not; scaling each
+    column to unit length first makes the test about the shape of the problem only.
+    """
+    norms = np.linalg.norm(jac, axis=0)
+    if np.any(norms == 0) or not np.all(np.isfinite(norms)):
+        return None
+    cov = covariance(jac / norms, resid, df_resid, names)
+    if cov is None:
+        return None
+    return cov / np.outer(norms, norms)
+
+
+def jacobian(residuals: Callable, theta: np.ndarray) -> np.ndarray:
+    """Central-difference Jacobian of the residual vector at ``theta``."""
+    cols = []
+    for j in range(theta.size):
+        h = 1e-6 * max(abs(theta[j]), 1e-9)
+        up, down = theta.copy(), theta.copy()
+        up[j] += h
+        down[j] -= h
+        cols.append((residuals(up) - residuals(down)) / (2 * h))
+    return np.column_stack(cols)
+
+
+def check_pairs(x, y, xname: str, yname: str, *, k: int, label: str) -> tuple[np.ndarray, np.ndarray]:
+    """Validate two positive arrays of equal length with at least ``k`` distinct x values."""
+    from mqperf.models._base import as_positive_array
+
+    x = as_positive_array(x, xname)
+    y = as_positive_array(y, yname)
+    if x.size != y.size:
+        raise ModelError(f"{xname} has {x.size} values but {yname} has {y.size}")
+    distinct = np.unique(x).size
+    if distinct < k:
+        raise ModelError(
+            f"{label} has {k} parameters: it needs at least {k} distinct values of {xname}; got {distinct}"
+        )
+    return x, y
+
+
+@dataclass(frozen=True)
+class WeightedFitResult(FitResult):
+    """A FitResult from a weighted fit: ``ssr``/``rmse`` stay unweighted (in y's units);
+    ``wssr`` and ``wrmse`` are on the scale the fit minimised (relative for 1/y² weights)."""
+
+    weights: np.ndarray | None = None
+
+    @property
+    def wssr(self) -> float:
+        """Weighted sum of squared residuals Σ wᵢ rᵢ², the quantity the fit minimised."""
+        w = np.ones_like(self.y) if self.weights is None else self.weights
+        return float(np.sum(w * self.resid**2))
+
+    @property
+    def wrmse(self) -> float:
+        """sqrt(wssr / df_resid); with weights 1/y² the typical relative error. NaN if exact."""
+        return math.sqrt(self.wssr / self.df_resid) if self.df_resid > 0 else math.nan
+
+    def fit_stats(self) -> dict:
+        from mqperf.models._base import round_sig
+
+        stats = super().fit_stats()
+        stats["wssr"] = round_sig(self.wssr)
+        stats["wrmse"] = None if math.isnan(self.wrmse) else round_sig(self.wrmse)
+        return stats
