@@ -5,13 +5,19 @@ BIN    := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test install lock unit nbval browser clean clean-all bench
+.PHONY: book test install lock system-deps clean clean-all bench
 
 book: $(STAMP)
 	$(BIN)/mqperf build
 
-test: $(STAMP)
-	$(BIN)/python -m mqperf.testrun
+# Unit, data and CLI tests, nbval over every chapter (strict: every output compared), a
+# warnings-as-errors book build and the headless-browser check of every page.
+test: $(STAMP) system-deps
+	$(BIN)/python -m pytest --nbval tests chapters
+
+# Debian packages the tests need (chromium); installs them when missing and run as root.
+system-deps:
+	./.ci/install-system-deps
 
 install: $(STAMP)
 

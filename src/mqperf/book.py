@@ -178,6 +178,9 @@ def execute_notebook(source: Path, target: Path, *, parameters: dict | None = No
             str(source), str(target), parameters=parameters or {}, kernel_name="python3",
             cwd=str(cwd or source.parent), progress_bar=False, log_output=False,
             request_save_on_cell_execute=False,
+            # ipykernel warns on stderr about local TCP sockets; a reader's terminal should
+            # show our one-line errors, not that.
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
         lines = Path(log).read_text(encoding="utf-8").splitlines()
     finally:

@@ -162,12 +162,14 @@ def _header(path: Path) -> list[str]:
 
 def _validate(path: Path, schema: dict, *, allow_extra: bool) -> None:
     # Imported here: Frictionless takes ~0.5 s to import and most callers never validate.
-    from frictionless import Detector, Resource
+    from frictionless import Resource
 
-    descriptor = {"$schema": RESOURCE_V2, "name": "data", "path": path.name, "schema": _frictionless_schema(schema)}
-    res = Resource.from_descriptor(
-        descriptor, basepath=str(path.resolve().parent), detector=Detector(schema_sync=allow_extra)
-    )
+    table_schema = _frictionless_schema(schema)
+    if allow_extra:
+        # Table Schema v2: the file may have columns the schema does not name.
+        table_schema["fieldsMatch"] = "subset"
+    descriptor = {"$schema": RESOURCE_V2, "name": "data", "path": path.name, "schema": table_schema}
+    res = Resource.from_descriptor(descriptor, basepath=str(path.resolve().parent))
     report = res.validate()
     if report.valid:
         return

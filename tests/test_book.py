@@ -1,0 +1,121 @@
+"""The build: chapter cache by input hash, failed runs leave published files alone, nbval is real."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from conftest import ROOT
+from mqperf import book, data
+
+
+def test_committed_chapters_are_current():
+    stale = [c.name for c in book.discover() if not book.is_current(c)]
+    assert stale == [], f"chapters whose inputs changed since they were executed: {stale} (run `make book`)"
+
+
+def test_every_chapter_is_in_the_toc_and_has_parameters():
+    toc = set(book.toc_files(ROOT))
+    for chapter in book.discover():
+        assert f"chapters/{chapter.name}" in toc, chapter.name
+        nb = nbformat.read(chapter.path, as_version=4)
+        tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(tagged) == 1, f"{chapter.name}: needs exactly one cell tagged 'parameters'"
+        assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code"), f"{chapter.name}: unexecuted cells"
+        assert "papermill" not in nb.metadata, f"{chapter.name}: papermill timing metadata committed"
+
+
+@pytest.fixture
+def mini_book(tmp_path, monkeypatch):
+    """A throwaway book root: the real data, one tiny chapter, the real lock file."""
+    root = tmp_path / "book"
+    shutil.copytree(ROOT / "data", root / "data")
+    (root / "chapters").mkdir()
+    shutil.copy(ROOT / "requirements.lock", root / "requirements.lock")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: chapters/tiny\n")
+    nb = new_notebook(cells=[
+        new_markdown_cell("# Tiny"),
+        new_code_cell('name = "kafka_task_scaling"', metadata={"tags": ["parameters"]}),
+        new_code_cell("from mqperf import data\nlen(data.load(name))"),
+    ])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / "chapters" / "tiny.ipynb")
+    monkeypatch.setenv("MQPERF_ROOT", str(root))
+    data._package_descriptor.cache_clear()
+    yield root
+    data._package_descriptor.cache_clear()
+
+
+def test_build_records_inputs_and_then_reuses(mini_book):
+    lines = []
+    assert book.build(html=False, echo=lines.append) == 0
+    nb = nbformat.read(mini_book / "chapters" / "tiny.ipynb", as_version=4)
+    assert nb.metadata["mqperf"]["inputs"] == ["data/kafka_task_scaling.csv"]
+    assert nb.cells[2].outputs[0]["data"]["text/plain"] == "15"
+    assert any("executed  tiny" in ln for ln in lines)
+    lines.clear()
+    assert book.build(html=False, echo=lines.append) == 0
+    assert any("reused    tiny" in ln for ln in lines), lines
+
+
+def test_input_hash_follows_the_data_the_chapter_read(mini_book):
+    assert book.build(html=False, echo=lambda _: None) == 0
+    chapter = book.find("tiny")
+    assert book.is_current(chapter)
+    # A dataset the chapter did not read does not make it stale ...
+    other = mini_book / "data" / "kafka_log_bytes.csv"
+    other.write_text(other.read_text() + "\n")
+    assert book.is_current(chapter)
+    # ... one it read does; so does a changed cell, but not changed outputs.
+    used = mini_book / "data" / "kafka_task_scaling.csv"
+    original = used.read_text()
+    used.write_text(original + "\n")
+    assert not book.is_current(chapter)
+    used.write_text(original)
+    nb = nbformat.read(chapter.path, as_version=4)
+    nb.cells[2].outputs[0]["data"]["text/plain"] = "16"
+    nbformat.write(nb, chapter.path)
+    assert book.is_current(chapter)
+    nb.cells[2].source += "\n# changed"
+    nbformat.write(nb, chapter.path)
+    assert not book.is_current(chapter)
+
+
+def test_failed_chapter_leaves_committed_notebook_alone(mini_book):
+    assert book.build(html=False, echo=lambda _: None) == 0
+    path = mini_book / "chapters" / "tiny.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[1].source = 'name = "no_such_dataset"'
+    nbformat.write(nb, path)
+    before = path.read_bytes()
+    lines = []
+    assert book.build(html=False, echo=lines.append) == 1
+    assert path.read_bytes() == before
+    assert any("FAILED    tiny" in ln and "DataError" in ln for ln in lines), lines
+    assert not list((mini_book / "chapters").glob(".*executing*"))
+
+
+def test_nbval_fails_when_a_stored_number_changes(tmp_path):
+    """Proof that the nbval check is real: alter one stored number and nbval must fail."""
+    src = ROOT / "chapters" / "kafka_task_scaling.ipynb"
+    nb = json.loads(src.read_text())
+    changed = False
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            html = "".join(out.get("data", {}).get("text/html", []))
+            if not changed and "46480.0" in html:
+                out["data"]["text/html"] = html.replace("46480.0", "46481.0")
+                changed = True
+    assert changed, "the table of points no longer shows 46480.0; update this test"
+    target = tmp_path / "drifted.ipynb"
+    target.write_text(json.dumps(nb))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "-p", "no:cacheprovider", "-q", str(target)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert "46481.0" in proc.stdout and "failed" in proc.stdout

@@ -1,0 +1,97 @@
+"""The mqperf command end to end: list, check, run on a reader's CSV, and its failures.
+
+Runs the installed console script in a subprocess with a plain (non-terminal) stdout,
+as a reader's shell would.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MQPERF = str(Path(sys.executable).with_name("mqperf"))
+
+
+def run(*args, cwd=None):
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    return subprocess.run([MQPERF, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+
+
+def test_help_and_version():
+    out = run("--help")
+    assert out.returncode == 0 and "build" in out.stdout and "run" in out.stdout and "Exit status" in out.stdout
+    assert run("--version").stdout.startswith("mqperf ")
+
+
+def test_list_shows_chapters_parameters_and_contract():
+    out = run("list")
+    assert out.returncode == 0
+    assert "kafka_task_scaling" in out.stdout and "-p target_rate_msg_s 60000" in out.stdout
+    assert "rate_msg_s [msg/s] (number, required)" in out.stdout
+    listed = json.loads(run("list", "--json").stdout)
+    assert any(c["name"] == "kafka_task_scaling" and c["contract"] == "task_scaling" for c in listed)
+
+
+@pytest.fixture
+def reader_csv(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text("series,tasks,rate_msg_s\nmine,1,1000\nmine,2,1850\nmine,3,2500\nmine,4,2950\nmine,6,3300\n")
+    return path
+
+
+def test_run_writes_notebook_report_and_cards_only_into_out(tmp_path, reader_csv, root):
+    before = {p: p.stat().st_mtime_ns for p in (root / "models").glob("*.json")}
+    chapter_before = (root / "chapters" / "kafka_task_scaling.ipynb").read_bytes()
+    out = tmp_path / "report"
+    res = run("run", "kafka_task_scaling", "--data", str(reader_csv), "-p", "target_rate_msg_s", "2800", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    html = (out / "kafka_task_scaling.html").read_text()
+    assert "mqchart-" in html and "window.vegaEmbed" in html  # charts with the bundle inlined
+    assert "cdn.jsdelivr" not in html and "unpkg.com" not in html
+    assert "mine" in html and "2800" in html  # the reader's series and parameter were used
+    cards = list((out / "models").glob("*.json"))
+    assert len(cards) == 1 and json.loads(cards[0].read_text())["fit"]["df_resid"] == 2
+    # The book's own chapter and cards are untouched.
+    assert (root / "chapters" / "kafka_task_scaling.ipynb").read_bytes() == chapter_before
+    assert {p: p.stat().st_mtime_ns for p in (root / "models").glob("*.json")} == before
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("tasks,throughput\n1,10\n2,19\n3,27\n", "column 'rate_msg_s': required column is missing"),
+    ("tasks,rate_msg_s\n1,10\n2,n/a\n3,27\n", "column 'rate_msg_s', line 3: value has the wrong type"),
+    ("tasks,rate_msg_s\n0,10\n2,19\n3,27\n", "column 'tasks', line 2: value breaks a constraint"),
+    ("tasks,rate_msg_s\n-1,10\n2,19\n3,27\n", "column 'tasks', line 2: value breaks a constraint"),
+    ("tasks,rate_msg_s\n4,10\n4,11\n", "no series has enough points"),
+])
+def test_bad_reader_data_one_line_exit_2_and_out_untouched(tmp_path, text, fragment):
+    src = tmp_path / "bad.csv"
+    src.write_text(text)
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "keep.txt").write_text("an earlier report")
+    res = run("run", "kafka_task_scaling", "--data", str(src), "--out", str(out))
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], res.stderr
+    assert "Traceback" not in res.stderr + res.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report")], "staging folder left behind"
+
+
+def test_unknown_chapter_and_parameter(tmp_path, reader_csv):
+    res = run("run", "nope", "--data", str(reader_csv), "--out", str(tmp_path / "o"))
+    assert res.returncode == 2 and "no chapter named 'nope'" in res.stderr
+    res = run("run", "kafka_task_scaling", "--data", str(reader_csv), "-p", "colour", "red", "--out", str(tmp_path / "o"))
+    assert res.returncode == 2 and "has no parameter 'colour'" in res.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_check_command(tmp_path, reader_csv):
+    assert run("check", str(reader_csv), "--contract", "kafka_task_scaling").returncode == 0
+    bad = tmp_path / "bad.csv"
+    bad.write_text("tasks\n1\n")
+    res = run("check", str(bad), "--contract", "task_scaling")
+    assert res.returncode == 2 and "rate_msg_s" in res.stderr
