@@ -1,0 +1,72 @@
+"""TLS renegotiation amortisation: cost = enc(s) + H·s/SSLRKEYC."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from mqperf.errors import ModelError
+from mqperf.models import tls
+
+KB, MB = 1024, 1024 * 1024
+
+
+def test_handshake_cost_from_seed_002_ratios():
+    # Seed 002: renegotiating every 1 MB raised channel-initiator cost per message 2.5x for
+    # 10 KB messages and "nearly 6x" for 1 MB messages. Solved by hand:
+    # 1 MB: 6 = 1 + H/enc(1 MB)                  -> H = 5 enc(1 MB)
+    # 10 KB: 2.5 = 1 + H (10 KB / 1 MB)/enc(10 KB) -> H = 1.5 x 102.4 enc(10 KB) = 153.6 enc(10 KB)
+    assert_allclose(tls.handshake_cost_from_ratio(6, 1 * MB, 1 * MB), 5.0, rtol=1e-12)
+    assert_allclose(tls.handshake_cost_from_ratio(2.5, 10 * KB, 1 * MB), 153.6, rtol=1e-12)
+    # With MB = 10^6 bytes and KB = 10^3 the 10 KB case gives 1.5 x 100 = 150: the unit matters by 2.4 %.
+    assert_allclose(tls.handshake_cost_from_ratio(2.5, 10_000, 1_000_000), 150.0, rtol=1e-12)
+
+
+def test_cost_per_message_reproduces_the_ratio_it_was_solved_from():
+    enc = 40.0
+    h = tls.handshake_cost_from_ratio(2.5, 10 * KB, 1 * MB, enc=enc)
+    cost = tls.cost_per_message(10 * KB, enc=enc, handshake_cost=h, sslrkeyc=1 * MB)
+    assert_allclose(cost / enc, 2.5, rtol=1e-12)
+
+
+def test_enc_may_be_a_function_of_size():
+    enc = lambda s: 10.0 + s / 1e4  # noqa: E731
+    sizes = np.array([1 * KB, 1 * MB])
+    cost = tls.cost_per_message(sizes, enc=enc, handshake_cost=100.0, sslrkeyc=1 * MB)
+    assert_allclose(cost, enc(sizes) + 100.0 * sizes / MB, rtol=1e-12)
+
+
+def test_sslrkeyc_zero_disables_renegotiation_and_small_values_act_as_32kb():
+    assert tls.cost_per_message(1 * MB, enc=5.0, handshake_cost=1e6, sslrkeyc=0) == 5.0
+    # MQ treats 1 byte .. 32 KB as 32 KB (IBM docs, "Resetting SSL and TLS secret keys").
+    assert_allclose(tls.renegotiations_per_message(64 * KB, 1000), 2.0, rtol=1e-12)
+    assert_allclose(tls.renegotiations_per_message(64 * KB, 64 * KB), 1.0, rtol=1e-12)
+
+
+def test_sslrkeyc_for_overhead_meets_the_target():
+    h, enc, size = 5.0, 1.0, 1 * MB  # H = 5 enc(1 MB), seed 002
+    k = tls.sslrkeyc_for_overhead(0.05, size, enc=enc, handshake_cost=h)
+    assert_allclose(k, 100 * MB, rtol=1e-12)  # 5 x 1 MB / 0.05
+    assert_allclose(tls.overhead_fraction(size, enc=enc, handshake_cost=h, sslrkeyc=k), 0.05, rtol=1e-12)
+
+
+def test_target_beyond_the_largest_sslrkeyc_is_refused():
+    with pytest.raises(ModelError, match="maximum"):
+        tls.sslrkeyc_for_overhead(1e-4, 1 * MB, enc=1.0, handshake_cost=500.0)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tls.handshake_cost_from_ratio(0.8, 10 * KB, MB),
+        lambda: tls.handshake_cost_from_ratio(2.0, 10 * KB, 0),
+        lambda: tls.handshake_cost_from_ratio(2.0, 0, MB),
+        lambda: tls.handshake_cost_from_ratio(2.0, 10 * KB, MB, enc=0),
+        lambda: tls.cost_per_message(-1, enc=1.0, handshake_cost=1.0, sslrkeyc=MB),
+        lambda: tls.cost_per_message(KB, enc=0.0, handshake_cost=1.0, sslrkeyc=MB),
+        lambda: tls.renegotiations_per_message(KB, -5),
+        lambda: tls.sslrkeyc_for_overhead(0, KB, enc=1.0, handshake_cost=1.0),
+    ],
+)
+def test_bad_input_raises_model_error(call):
+    with pytest.raises(ModelError):
+        call()
