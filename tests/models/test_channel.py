@@ -46,7 +46,7 @@ def test_link_from_pings_recovers_latency_and_bandwidth():
         (lambda: channel.batch_size_for_fraction(1.0, 1e3, 1e6, 1e-3), "fraction"),
         (lambda: channel.link_from_pings(256, 1e-3, 256, 2e-3), "different ping sizes"),
         (lambda: channel.link_from_pings(256, 2e-3, 4096, 1e-3), "not slower"),
-        (lambda: channel.link_from_pings(256, 0.1e-3, 4096, 1.0e-3), "negative base"),
+        (lambda: channel.link_from_pings(256, 0.01e-3, 4096, 1.0e-3), "negative base"),
     ],
 )
 def test_bad_input_raises_model_error(call, match):
