@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,14 +175,13 @@ def execute_notebook(source: Path, target: Path, *, parameters: dict | None = No
     previous = os.environ.get(INPUTS_LOG_ENV)
     os.environ[INPUTS_LOG_ENV] = log
     try:
-        papermill.execute_notebook(
-            str(source), str(target), parameters=parameters or {}, kernel_name="python3",
-            cwd=str(cwd or source.parent), progress_bar=False, log_output=False,
-            request_save_on_cell_execute=False,
-            # ipykernel warns on stderr about local TCP sockets; a reader's terminal should
-            # show our one-line errors, not that.
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],
-        )
+        with _kernel_stderr_captured():
+            papermill.execute_notebook(
+                str(source), str(target), parameters=parameters or {}, kernel_name="python3",
+                cwd=str(cwd or source.parent), progress_bar=False, log_output=False,
+                request_save_on_cell_execute=False,
+                extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            )
         lines = Path(log).read_text(encoding="utf-8").splitlines()
     finally:
         os.unlink(log)
@@ -190,6 +190,33 @@ def execute_notebook(source: Path, target: Path, *, parameters: dict | None = No
         else:
             os.environ[INPUTS_LOG_ENV] = previous
     return sorted(set(filter(None, lines)))
+
+
+@contextmanager
+def _kernel_stderr_captured():
+    """Send what the kernel writes to stderr (it inherits fd 2) to a temporary file.
+
+    A kernel interrupted after a failing cell prints its own tracebacks; a reader's
+    terminal should show our one-line error instead. The captured text is replayed when
+    the failure is not a chapter error (papermill's PapermillExecutionError), where it
+    may be the only clue.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        except Exception as exc:
+            if getattr(exc, "ename", None) is None:
+                os.dup2(saved, 2)
+                sink.seek(0)
+                sys.stderr.write(sink.read().decode("utf-8", "replace")[-4000:])
+            raise
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def normalise(nb, *, inputs: list[str] | None = None, env_hash: str | None = None) -> None:
@@ -270,7 +297,9 @@ def render_html(*, strict: bool = False, echo=print) -> Path:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if proc.returncode != 0:
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
+        lines = (proc.stdout + proc.stderr).strip().splitlines()
+        problems = [ln for ln in lines if "WARNING" in ln or "ERROR" in ln]
+        tail = "\n".join((problems or lines)[-30:])
         raise RuntimeError(f"jupyter-book build failed (exit {proc.returncode}); _build/html left as it was:\n{tail}")
     warnings = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "WARNING" in ln]
     for line in warnings[:20]:

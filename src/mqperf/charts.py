@@ -36,7 +36,7 @@ def _theme() -> alt.theme.ThemeConfig:
             "view": {"continuousWidth": 520, "continuousHeight": 300, "stroke": None},
             "font": "DejaVu Sans, Helvetica, Arial, sans-serif",
             "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridColor": "#e6e6e6"},
-            "legend": {"labelFontSize": 12, "titleFontSize": 12, "orient": "bottom"},
+            "legend": {"labelFontSize": 12, "titleFontSize": 12, "orient": "bottom", "labelLimit": 360, "columns": 2},
             "title": {"fontSize": 15, "anchor": "start"},
             "range": {"category": PALETTE},
             "point": {"size": 70, "filled": True},
