@@ -294,6 +294,7 @@ def render_html(*, strict: bool = False, echo=print) -> Path:
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(root), "--path-output", str(staging), "--builder", "html"]
     if strict:
         cmd += ["-W", "-n", "--keep-going"]
+    echo("  html      rendering with Jupyter Book" + (" (warnings are errors)" if strict else "") + " ...")
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -327,7 +328,7 @@ def _swap_dir(source: Path, target: Path) -> None:
 
 def build(*, strict: bool = False, force: bool = False, jobs: int | None = None, only: list[str] | None = None,
           html: bool = True, echo=print) -> int:
-    """The whole build; returns an exit status (0 ok, 1 a chapter or the render failed)."""
+    """The whole build; returns an exit status (0 ok, 1 a chapter or the render failed, 2 bad data)."""
     start = time.perf_counter()
     chapters = discover()
     if only:
@@ -340,7 +341,9 @@ def build(*, strict: bool = False, force: bool = False, jobs: int | None = None,
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
         echo(f"build failed: {len(failed)} chapter(s) did not execute; nothing was published")
-        return 1
+        # Bad data or a model the data cannot support is bad input (2), not a crash (1).
+        bad_input = all(o.error.startswith(("DataError", "ModelError")) for o in failed)
+        return 2 if bad_input else 1
     if html:
         try:
             render_html(strict=strict, echo=echo)

@@ -27,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqperf",
         description="The MQ Performance Book: build it, list its chapters, re-run a chapter on your data.",
-        epilog="Exit status: 0 ok, 1 a chapter or the HTML build failed, 2 bad input (printed on one line).",
+        epilog="Exit status: 0 ok, 1 a chapter or the HTML build failed, 2 bad input (bad data, a model the data cannot support, an unknown chapter or parameter).",
     )
     parser.add_argument("--version", action="version", version=f"mqperf {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
