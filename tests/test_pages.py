@@ -1,0 +1,50 @@
+"""Generated pages list everything they are generated from; chapters link their errata."""
+
+import csv
+import json
+
+import pytest
+
+from conftest import ROOT
+from mqperf import data, pages
+
+ERRATA = list(csv.DictReader((ROOT / "data" / "errata.csv").open(encoding="utf-8")))
+
+
+def test_data_catalog_lists_every_dataset_with_its_row_count():
+    text = pages.data_catalog()
+    for name in data.resource_names():
+        rows = len(data.load(name))
+        assert f"(data-{name})=" in text
+        assert f"*rows* {rows} " in text, name
+
+
+def test_errata_page_has_every_erratum():
+    text = pages.errata()
+    for row in ERRATA:
+        assert f"(errata-{row['erratum_id'].lower()})=" in text
+        assert row["quote"] in text
+
+
+def test_model_cards_page_lists_every_card():
+    text = pages.model_cards()
+    for path in sorted((ROOT / "models").glob("*.json")):
+        assert json.loads(path.read_text())["name"] in text
+
+
+def _chapter_texts():
+    texts = {}
+    for path in sorted((ROOT / "chapters").glob("*")):
+        if path.suffix == ".ipynb":
+            nb = json.loads(path.read_text())
+            texts[path.stem] = "\n".join("".join(c["source"]) for c in nb["cells"])
+        elif path.suffix == ".md":
+            texts[path.stem] = path.read_text()
+    return texts
+
+
+@pytest.mark.parametrize("row", ERRATA, ids=[r["erratum_id"] for r in ERRATA])
+def test_every_erratum_is_linked_from_a_chapter(row):
+    target = f"errata-{row['erratum_id'].lower()}"
+    linked = [name for name, text in _chapter_texts().items() if target in text]
+    assert linked, f"{row['erratum_id']} ({row['affects']}) is not linked from any chapter"
