@@ -50,3 +50,24 @@ def test_resolve_weights():
     for bad in ([1, 2], [1, 0, 1], "abs"):
         with pytest.raises(ModelError):
             resolve_weights(bad, y)
+
+
+def test_every_fitted_model_card_is_json_ready():
+    import json
+
+    import pandas as pd
+
+    from mqperf.models import contention, costs, saturation
+
+    results = [
+        bottleneck.fit([1, 2, 3, 4], [100, 190, 240, 250]),
+        latency_bandwidth.fit([1024, 10240, 32768], [28776, 10030, 3750]),
+        batching.fit_throughput([1, 10, 100], [2500, 15000, 27000]),
+        batching.fit_log_bytes([1, 10], [492, 178]),
+        contention.fit([4, 5], [293, 449]),
+        costs.fit(pd.DataFrame({"f": ["a", "b", "a", "b"], "y": [1.0, 2.0, 1.1, 2.1]}), "y ~ C(f)"),
+        saturation.fit([4096, 32768, 1 << 20, 1 << 22], [1.0, 0.0, 30.0, 45.0]),
+    ]
+    for res in results:
+        card = json.loads(json.dumps(res.to_card(name="t"), allow_nan=False))
+        assert card["parameters"] and card["formula"]

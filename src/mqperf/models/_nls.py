@@ -172,6 +172,8 @@ class WeightedFitResult(FitResult):
         from mqperf.models._base import round_sig
 
         stats = super().fit_stats()
+        if isinstance(stats["mape_pct"], float) and math.isnan(stats["mape_pct"]):
+            stats["mape_pct"] = None  # a zero observation has no percentage error; JSON has no NaN
         stats["wssr"] = round_sig(self.wssr)
         stats["wrmse"] = None if math.isnan(self.wrmse) else round_sig(self.wrmse)
         return stats

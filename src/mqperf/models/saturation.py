@@ -80,6 +80,13 @@ class HillResult(WeightedFitResult):
         p = {"y_max": self.y_max, "s50": self.s50, "h": self.h, **overrides}
         return size_for_level(level, p["y_max"], p["s50"], p["h"])
 
+    @property
+    def mape(self) -> float:
+        """Mean absolute percentage error; NaN when an effect is 0 (it has no percentage error)."""
+        if np.any(self.y == 0):
+            return float("nan")
+        return super().mape
+
     def derived(self) -> dict:
         return {"s50": self.s50}
 
