@@ -20,7 +20,7 @@ import pandas as pd
 
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
-from mqperf.models import usl
+from mqperf.models import bottleneck, usl
 from mqperf.models._base import round_sig
 from mqperf.models.validation import holdout
 
@@ -144,6 +144,31 @@ def parameter_table(fits: list[SeriesFit]) -> pd.DataFrame:
         s.insert(0, "series", f.series)
         parts.append(s)
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def bottleneck_comparison(points: pd.DataFrame, constraints: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per series with 2+ levels: the bottleneck reading X = min(λN, X_max) beside the USL.
+
+    Where both fits have residual degrees of freedom the table carries AICc and which model
+    it prefers (:func:`mqperf.models.bottleneck.compare_with_usl`); otherwise it says so.
+    """
+    rows = []
+    for name, group in points.groupby("series", sort=False):
+        if group["tasks"].nunique() < 2:
+            continue
+        cons = _equalities(constraints, name)
+        n, x = group["tasks"].to_numpy(float), group["rate_msg_s"].to_numpy(float)
+        b = bottleneck.fit(n, x, constraints=cons)
+        row = {"series": name, "bottleneck_msg_s": round_sig(b.x_max, 5), "knee_tasks": round_sig(b.knee(), 3),
+               "bottleneck_df_resid": b.df_resid}
+        try:
+            table = bottleneck.compare_with_usl(n, x, constraints=cons)
+            row["criterion"] = table["criterion"].iloc[0]
+            row["preferred"] = ", ".join(table.index[table["preferred"]]) or "cannot tell"
+        except ModelError as exc:
+            row["criterion"], row["preferred"] = "none", f"cannot tell ({exc})"
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def curves(fits: list[SeriesFit], *, x_max: float) -> pd.DataFrame:
