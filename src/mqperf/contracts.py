@@ -21,7 +21,55 @@ TASK_SCALING = {
     ],
 }
 
-CONTRACTS = {"task_scaling": TASK_SCALING}
+MESSAGE_SIZE = {
+    "title": "Message rate against message size",
+    "fields": [
+        {"name": "msg_size_kb", "type": "number", "unit": "KB", "description": "Message size in KB (1 KB = 1,024 bytes)",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "rate_msg_s", "type": "number", "unit": "msg/s", "description": "Measured messages per second at that size",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "series", "type": "string", "description": "Optional: one fit per distinct value (e.g. workload name)"},
+        {"name": "connector", "type": "string", "description": "Optional: source or sink; prefixed to the series name"},
+        {"name": "tasks", "type": "integer", "unit": "tasks", "description": "Optional: tasks.max; rows with different values form their own series",
+         "constraints": {"minimum": 1}},
+        {"name": "approx_mb_s", "type": "number", "unit": "MB/s", "description": "Optional: MB/s as you recorded it, checked against rate x size",
+         "constraints": {"exclusiveMinimum": 0}},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+UOW = {
+    "title": "Throughput (and log bytes) against messages per commit",
+    "fields": [
+        {"name": "msgs_per_commit", "type": "number", "unit": "msgs", "description": "Messages per commit (unit of work), average over the run",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "rate_msg_s", "type": "number", "unit": "msg/s", "description": "Measured messages per second at that unit of work",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "log_bytes_per_msg", "type": "number", "unit": "bytes/msg", "description": "Optional: MQ log bytes written per message (e.g. from SMF 115 log statistics)",
+         "constraints": {"exclusiveMinimum": 0}},
+        {"name": "operation", "type": "string", "description": "Optional: get_commit or put_commit; log bytes are fitted per operation"},
+        {"name": "series", "type": "string", "description": "Optional: one throughput fit per distinct value"},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+IDLE_COSTS = {
+    "title": "CPU of an idle connector against tasks.max",
+    "fields": [
+        {"name": "tasks", "type": "integer", "unit": "tasks", "description": "Connector tasks.max while idle",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "cpu_s_per_hour", "type": "number", "unit": "CPU s/h", "description": "CPU seconds per hour used while idle",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "connector", "type": "string", "description": "Optional: source or sink; one fit per value"},
+        {"name": "series", "type": "string", "description": "Optional: one fit per distinct value"},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+CONTRACTS = {"task_scaling": TASK_SCALING, "message_size": MESSAGE_SIZE, "uow": UOW, "idle_costs": IDLE_COSTS}
 
 
 def describe(name: str) -> str:
