@@ -293,6 +293,37 @@ def marginal_table(result: usl.USLResult, *, max_tasks: int = 8) -> pd.DataFrame
     })
 
 
+def cpu_at_rate(costs: str, rates: dict[str, float]) -> pd.DataFrame:
+    """General-purpose CPU a connector and its MQ verb use at a rate, from the printed costs.
+
+    Uses the *measured* rows of ``costs`` (e.g. ``kafka_cpu_costs``): the connector's
+    general-purpose share (after zIIP offload) plus the MQGET or MQPUT1 cost, low and high
+    ends as printed. Engines = CPU µs per message × messages per second / 10⁶.
+    """
+    if not costs:
+        return pd.DataFrame()
+    frame = mqdata.load(costs)
+    frame = frame[frame["basis"] == "measured"]
+    verbs = {"source": "mq_get", "sink": "mq_put1"}
+    rows = []
+    for connector, rate in rates.items():
+        sub = frame[frame["connector"] == connector]
+
+        def ends(item):
+            v = sub[sub["cost_item"] == item]["cpu_us"].dropna()
+            return float(v.min()), float(v.max())
+
+        gp_lo, gp_hi = ends("general_purpose")
+        mq_lo, mq_hi = ends(verbs[connector])
+        rows.append({
+            "connector": connector, "rate_msg_s": rate,
+            "gp_cpu_us_per_msg": f"{round_sig(gp_lo + mq_lo, 3)} to {round_sig(gp_hi + mq_hi, 3)}",
+            "gp_engines_low": round_sig((gp_lo + mq_lo) * rate / 1e6, 3),
+            "gp_engines_high": round_sig((gp_hi + mq_hi) * rate / 1e6, 3),
+        })
+    return pd.DataFrame(rows)
+
+
 def dataset_identity(source: str) -> tuple[str, str]:
     """(name, sha256) of a dataset name or path, for model cards."""
     is_path = str(source).endswith(".csv") or "/" in str(source)

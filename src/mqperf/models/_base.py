@@ -193,15 +193,23 @@ class FitResult:
         return table
 
     def fit_stats(self) -> dict:
+        """Fit statistics for cards; residuals at rounding-noise level are reported as 0.
+
+        An exactly identified fit leaves residuals of ~1e-12 relative to the data, whose
+        exact value depends on the machine's floating point: printing them would make the
+        cards differ between machines and suggest a misfit that is not there.
+        """
+        scale = float(np.sum(self.y**2)) or 1.0
+        noise = self.ssr <= 1e-18 * scale
         return {
             "nobs": self.nobs,
             "n_constraints": self.n_constraints,
             "df_resid": self.df_resid,
             "exactly_identified": self.exactly_identified,
-            "ssr": round_sig(self.ssr),
-            "rmse": None if math.isnan(self.rmse) else round_sig(self.rmse),
-            "r2": None if math.isnan(self.r2) else round_sig(self.r2),
-            "mape_pct": round_sig(self.mape, 4),
+            "ssr": 0.0 if noise else round_sig(self.ssr),
+            "rmse": None if math.isnan(self.rmse) else (0.0 if noise else round_sig(self.rmse)),
+            "r2": None if math.isnan(self.r2) else (1.0 if noise else round_sig(self.r2)),
+            "mape_pct": 0.0 if noise else round_sig(self.mape, 4),
         }
 
     def derived(self) -> dict:
