@@ -61,6 +61,11 @@ def label_series(frame: pd.DataFrame, *, cpus: int | None = None) -> pd.DataFram
     return out
 
 
+def points_table(points: pd.DataFrame) -> pd.DataFrame:
+    """The columns a reader recognises, those present in this file."""
+    return points[[c for c in ("series", "tasks", "gp_cpus", "rate_msg_s", "basis") if c in points]]
+
+
 def load_constraints(source: str | None, points: pd.DataFrame) -> pd.DataFrame:
     """'No gain from a to b' statements matching the labelled series; empty when none."""
     cols = ["series", "tasks_from", "tasks_to", "relation", "quote"]
