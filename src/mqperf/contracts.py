@@ -71,6 +71,75 @@ IDLE_COSTS = {
 
 CONTRACTS = {"task_scaling": TASK_SCALING, "message_size": MESSAGE_SIZE, "uow": UOW, "idle_costs": IDLE_COSTS}
 
+CPU_SUFFICIENCY = {
+    "title": "Share of time with sufficient CPUs (RMF in-ready distribution) against CPUs and load",
+    "fields": [
+        {"name": "gp_cpus", "type": "integer", "unit": "CPUs", "description": "Processors online: N in RMF's in-ready work unit distribution",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "busy_pct", "type": "number", "unit": "%", "description": "Average busy of those processors over the interval",
+         "constraints": {"required": True, "minimum": 0, "maximum": 100}},
+        {"name": "sufficient_pct", "type": "number", "unit": "%", "description": "Percent of RMF samples with at most N in-ready work units (the '<= N' row)",
+         "constraints": {"required": True, "minimum": 0, "maximum": 100}},
+        {"name": "rate_msg_s", "type": "number", "unit": "msg/s", "description": "Optional: throughput in the same interval (gives CPU per message)",
+         "constraints": {"exclusiveMinimum": 0}},
+        {"name": "label", "type": "string", "description": "Optional: a name for the run or interval"},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+LATCH_CONTENTION = {
+    "title": "Latch wait time against concurrency",
+    "fields": [
+        {"name": "tasks", "type": "integer", "unit": "tasks", "description": "Concurrency: connector tasks.max, threads, clients",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "latch_s", "type": "number", "unit": "s", "description": "Total time all tasks waited for the latch during the run (class(3) accounting)",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "latch", "type": "string", "description": "Optional: latch number or name; one fit per value"},
+        {"name": "gp_cpus", "type": "integer", "unit": "CPUs", "description": "Optional: CPUs; rows with other CPU counts form their own series",
+         "constraints": {"minimum": 1}},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+CONNECTION_COSTS = {
+    "title": "CPU cost of a client connect and disconnect against channel configuration",
+    "fields": [
+        {"name": "sharecnv", "type": "integer", "description": "SVRCONN SHARECNV value",
+         "constraints": {"required": True, "minimum": 0}},
+        {"name": "listener", "type": "string", "description": "Listener the client connected to, e.g. local or shared",
+         "constraints": {"required": True}},
+        {"name": "cpu_us", "type": "number", "unit": "CPU us", "description": "CPU microseconds per MQCONNX + MQDISC, all address spaces",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "tls", "type": "boolean", "description": "Optional: true when the channel used a TLS CipherSpec (default false)"},
+        {"name": "suppress_x511", "type": "boolean", "description": "Optional: true with SET SYSTEM EXCLMSG(X511,X512) (default false)"},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+TLS_RENEGOTIATION = {
+    "title": "Channel cost ratio with secret-key renegotiation against message size and SSLRKEYC",
+    "fields": [
+        {"name": "message_size_bytes", "type": "integer", "unit": "bytes", "description": "Message size",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "sslrkeyc_bytes", "type": "integer", "unit": "bytes", "description": "SSLRKEYC of the run (bytes between renegotiations; > 0)",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "cost_ratio", "type": "number", "description": "Channel-initiator CPU per message at this SSLRKEYC over the same with SSLRKEYC(0)",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+CONTRACTS.update({
+    "cpu_sufficiency": CPU_SUFFICIENCY,
+    "latch_contention": LATCH_CONTENTION,
+    "connection_costs": CONNECTION_COSTS,
+    "tls_renegotiation": TLS_RENEGOTIATION,
+})
+
 
 def describe(name: str) -> str:
     """A one-paragraph text of a contract's columns, for --help and the book."""

@@ -1,0 +1,376 @@
+"""Client connection costs: the SHARECNV × listener table as regressions, option increments,
+cost by address space, refused connections, and a connection-storm calculator.
+
+The data are CPU microseconds per MQCONNX + MQDISC (seed 003) by configuration. The
+regressions use :mod:`mqperf.models.costs` (statsmodels formula API, treatment coding):
+
+* additive, ``cpu_us ~ C(sharecnv) + C(listener)``: each setting adds a fixed cost;
+* interaction, ``cpu_us ~ C(sharecnv) * C(listener)``: the shared listener's extra cost may
+  depend on SHARECNV. With one measurement per cell it has as many parameters as cells and
+  is exactly identified.
+
+The calculator multiplies a connection (or refused-attempt) rate by a cost per attempt:
+CPU seconds per hour and engines kept busy (:func:`mqperf.models.costs.capacity_table`).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mqperf import data as mqdata
+from mqperf.errors import ModelError
+from mqperf.models import costs
+from mqperf.models._base import round_sig
+
+BOOK_COSTS = "client_conn_costs"
+FACTORS = ("sharecnv", "listener")
+OPTION_COMPONENTS = {"tls_increment": ("tls", True), "x511_x512_suppression_increment": ("suppress_x511", True)}
+
+
+def _clean(values, scale: float = 1.0):
+    """Zero out floating-point dust (|v| < 1e-9·scale) so exact fits print 0, not 1e-13."""
+    arr = np.asarray(values, dtype=float)
+    return np.where(np.abs(arr) < 1e-9 * max(scale, 1.0), 0.0, arr)
+
+
+def _is_path(source: str) -> bool:
+    text = str(source)
+    return text.endswith(".csv") or "/" in text
+
+
+def dataset_identity(source: str | None) -> tuple[str | None, str | None]:
+    """(name, sha256) of a dataset name or path, for model cards."""
+    if not source:
+        return None, None
+    path = Path(source) if _is_path(source) else mqdata.resource_path(source)
+    return (Path(source).name if _is_path(source) else source), mqdata.file_hash(path)
+
+
+# -- successful connections --------------------------------------------------------------------
+
+def load_configurations(source: str) -> pd.DataFrame:
+    """One row per configuration: sharecnv, listener, tls, suppress_x511, cpu_us, basis.
+
+    From the book's ``client_conn_costs`` the BASIC row is measured and a configuration
+    with TLS (or with CSQX511I/CSQX512I suppressed) is the BASIC cost plus the table's
+    increment (basis ``derived``). A reader's CSV (``connection_costs`` contract) gives
+    totals directly; ``tls`` and ``suppress_x511`` default to false.
+    """
+    if _is_path(source):
+        frame = mqdata.load(source, contract="connection_costs").copy()
+        for col in ("tls", "suppress_x511"):
+            frame[col] = frame[col].fillna(False).astype(bool) if col in frame else False
+        frame["basis"] = frame["basis"].fillna("measured").astype(str) if "basis" in frame else "measured"
+        frame["listener"] = frame["listener"].astype(str).str.strip().str.lower()
+        out = frame
+    elif source == BOOK_COSTS:
+        out = _book_configurations(mqdata.load(source))
+    else:
+        raise ModelError(f"{source!r}: give the book's {BOOK_COSTS!r} or a CSV with sharecnv, listener, cpu_us")
+    out = out.astype({"sharecnv": "int64"})
+    out["cpu_us"] = out["cpu_us"].astype(float)
+    return out[["sharecnv", "listener", "tls", "suppress_x511", "cpu_us", "basis"]].reset_index(drop=True)
+
+
+def _book_configurations(frame: pd.DataFrame) -> pd.DataFrame:
+    basic = frame[frame["component"] == "basic"]
+    rows = [{"sharecnv": r.sharecnv, "listener": r.listener, "tls": False, "suppress_x511": False,
+             "cpu_us": r.cpu_us, "basis": r.basis} for r in basic.itertuples()]
+    base = {(r.sharecnv, r.listener): r.cpu_us for r in basic.itertuples()}
+    for r in frame[frame["component"].isin(OPTION_COMPONENTS)].itertuples():
+        col, value = OPTION_COMPONENTS[r.component]
+        row = {"sharecnv": r.sharecnv, "listener": r.listener, "tls": False, "suppress_x511": False,
+               "cpu_us": base[(r.sharecnv, r.listener)] + r.cpu_us, "basis": "derived"}
+        row[col] = value
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def basic_rows(configs: pd.DataFrame) -> pd.DataFrame:
+    """Configurations without TLS and without message suppression."""
+    return configs[~configs["tls"] & ~configs["suppress_x511"]].reset_index(drop=True)
+
+
+def cost_table(configs: pd.DataFrame) -> pd.DataFrame:
+    """The cost table as seed 003 prints it: options down, SHARECNV × listener across."""
+    t = configs.copy()
+    t["option"] = np.select([t["tls"] & t["suppress_x511"], t["tls"], t["suppress_x511"]],
+                            ["TLS, X511/X512 suppressed", "with TLS", "X511/X512 suppressed"], "basic")
+    t["configuration"] = "SHARECNV(" + t["sharecnv"].astype(str) + ") " + t["listener"]
+    wide = t.pivot_table(index="option", columns="configuration", values="cpu_us", aggfunc="mean", sort=False)
+    return wide.reset_index().rename_axis(columns=None)
+
+
+def varying_factors(basic: pd.DataFrame) -> list[str]:
+    """Factors with at least two levels in the data (a factor with one level has no effect to fit)."""
+    return [f for f in FACTORS if basic[f].nunique() > 1]
+
+
+def fit_basic(basic: pd.DataFrame, *, data_name: str | None = None, data_hash: str | None = None) -> dict:
+    """Additive and interaction regressions of the basic cost; value None plus a reason where not identified."""
+    factors = varying_factors(basic)
+    if not factors:
+        raise ModelError("the basic costs vary neither SHARECNV nor the listener: there is no effect to fit")
+    fits: dict = {}
+    for kind, formula in (("additive", costs.additive_formula("cpu_us", factors)),
+                          ("interaction", costs.interaction_formula("cpu_us", factors))):
+        if kind == "interaction" and len(factors) < 2:
+            fits[kind] = (None, "one factor varies: the interaction model is the additive one")
+            continue
+        try:
+            fits[kind] = (costs.fit(basic, formula, data_name=data_name, data_hash=data_hash), "")
+        except ModelError as exc:
+            fits[kind] = (None, str(exc))
+    return fits
+
+
+def models_table(fits: dict) -> pd.DataFrame:
+    """One row per regression: parameters, residual df, residual size and what the fit can claim."""
+    rows = []
+    for kind, (res, reason) in fits.items():
+        if res is None:
+            rows.append({"model": kind, "formula": "", "cells": np.nan, "parameters": np.nan, "df_resid": np.nan,
+                         "max_abs_resid_us": np.nan, "status": reason})
+            continue
+        status = ("exactly identified: no standard errors or intervals" if res.exactly_identified
+                  else f"{res.df_resid} residual df: intervals on {res.df_resid} df")
+        rows.append({"model": kind, "formula": res.formula, "cells": res.nobs, "parameters": res.df_model,
+                     "df_resid": res.df_resid,
+                     "max_abs_resid_us": round_sig(float(np.max(np.abs(_clean(res.resid, np.max(res.y))))), 4),
+                     "status": status})
+    return pd.DataFrame(rows)
+
+
+def parameter_table(fits: dict) -> pd.DataFrame:
+    parts = []
+    for kind, (res, _) in fits.items():
+        if res is None:
+            continue
+        s = res.summary().reset_index()
+        s.insert(0, "model", kind)
+        s["unit"] = "CPU us"
+        parts.append(s)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def fitted_table(fits: dict, basic: pd.DataFrame) -> pd.DataFrame:
+    """Measured cost of each cell beside each model's fitted value and residual."""
+    out = basic[list(FACTORS) + ["cpu_us"]].rename(columns={"cpu_us": "measured_us"}).copy()
+    for kind, (res, _) in fits.items():
+        if res is not None:
+            fitted = res.predict(basic[list(FACTORS)])
+            out[f"{kind}_us"] = [round_sig(v, 5) for v in fitted]
+            resid = _clean(out["measured_us"].to_numpy() - fitted, float(out["measured_us"].max()))
+            out[f"{kind}_resid_us"] = [round_sig(v, 4) for v in resid]
+    return out
+
+
+def leave_one_cell_out(basic: pd.DataFrame) -> pd.DataFrame:
+    """Fit the additive model without each cell and predict it (the interaction needs every cell)."""
+    factors = varying_factors(basic)
+    rows = []
+    for i in basic.index:
+        rest, held = basic.drop(index=i), basic.loc[[i]]
+        try:
+            res = costs.fit(rest, costs.additive_formula("cpu_us", factors))
+            pred, note = float(res.predict(held[list(FACTORS)])[0]), ""
+        except ModelError as exc:
+            pred, note = np.nan, str(exc)
+        measured = float(held["cpu_us"].iloc[0])
+        rows.append({"sharecnv": int(held["sharecnv"].iloc[0]), "listener": held["listener"].iloc[0],
+                     "measured_us": measured, "predicted_us": round_sig(pred, 5),
+                     "error_pct": round_sig((pred - measured) / measured * 100, 3), "note": note})
+    return pd.DataFrame(rows)
+
+
+def increments(configs: pd.DataFrame) -> pd.DataFrame:
+    """What TLS and message suppression add to each basic configuration, in µs and percent."""
+    basic = basic_rows(configs).groupby(["sharecnv", "listener"], sort=False)["cpu_us"].mean()
+    rows = []
+    for (sharecnv, listener), base in basic.items():
+        row = {"sharecnv": int(sharecnv), "listener": listener, "basic_us": base}
+        for col, name in (("tls", "tls"), ("suppress_x511", "suppress_x511")):
+            other = col == "tls" and "suppress_x511" or "tls"
+            match = configs[(configs["sharecnv"] == sharecnv) & (configs["listener"] == listener) & configs[col] & ~configs[other]]
+            inc = float(match["cpu_us"].mean() - base) if len(match) else np.nan
+            row[f"{name}_increment_us"] = round_sig(inc, 4)
+            row[f"{name}_increment_pct"] = round_sig(inc / base * 100, 3)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def option_chart_frame(configs: pd.DataFrame) -> pd.DataFrame:
+    """Long frame for a grouped bar chart: cost per configuration and option."""
+    t = configs.copy()
+    t["configuration"] = "SHARECNV(" + t["sharecnv"].astype(str) + ") " + t["listener"]
+    t["option"] = np.select([t["tls"] & t["suppress_x511"], t["tls"], t["suppress_x511"]],
+                            ["TLS and suppression", "with TLS", "X511/X512 suppressed"], "basic")
+    return t.groupby(["configuration", "option"], sort=False, as_index=False)["cpu_us"].mean()
+
+
+# -- address spaces ------------------------------------------------------------------------------
+
+def address_spaces(source: str | None) -> pd.DataFrame:
+    """Cost by address space for the local and the shared listener (seed 003's chart notes)."""
+    if not source:
+        return pd.DataFrame(columns=["address_space", "local_us", "shared_us", "increase_us"])
+    frame = mqdata.load(source)
+    values = frame[frame["cpu_us"].notna() & (frame["basis"] == "measured")]
+    wide = values.pivot_table(index="address_space", columns="listener", values="cpu_us", aggfunc="first", sort=False)
+    wide = wide.rename(columns={"local": "local_us", "shared": "shared_us"}).reset_index().rename_axis(columns=None)
+    wide["increase_us"] = wide["shared_us"] - wide["local_us"]
+    return wide
+
+
+def address_space_check(spaces: pd.DataFrame, basic: pd.DataFrame) -> pd.DataFrame:
+    """Sum of the address-space costs against the table's basic cost at each SHARECNV.
+
+    The chart behind the address-space figures does not say its SHARECNV; the totals tell
+    which table column it matches, and what is left for TCP/IP and others.
+    """
+    if spaces.empty:
+        return pd.DataFrame()
+    total = {"local": spaces["local_us"].sum(), "shared": spaces["shared_us"].sum()}
+    rows = []
+    for r in basic.itertuples():
+        if r.listener in total:
+            rows.append({"sharecnv": r.sharecnv, "listener": r.listener, "table_us": r.cpu_us,
+                         "address_spaces_us": total[r.listener],
+                         "not_in_those_spaces_us": round_sig(r.cpu_us - total[r.listener], 4),
+                         "explained_pct": round_sig(total[r.listener] / r.cpu_us * 100, 3)})
+    inc = spaces["increase_us"].sum()
+    wide = basic.pivot_table(index="sharecnv", columns="listener", values="cpu_us", aggfunc="mean")
+    for sharecnv, r in wide.iterrows():
+        if {"local", "shared"} <= set(r.index):
+            table_inc = r["shared"] - r["local"]
+            rows.append({"sharecnv": int(sharecnv), "listener": "shared − local", "table_us": table_inc,
+                         "address_spaces_us": inc, "not_in_those_spaces_us": round_sig(table_inc - inc, 4),
+                         "explained_pct": round_sig(inc / table_inc * 100, 3)})
+    return pd.DataFrame(rows)
+
+
+def address_space_chart_frame(spaces: pd.DataFrame) -> pd.DataFrame:
+    long = spaces.melt(id_vars="address_space", value_vars=["local_us", "shared_us"], var_name="listener", value_name="cpu_us")
+    long["listener"] = long["listener"].str.replace("_us", " listener", regex=False)
+    long["address_space"] = long["address_space"].str.replace("_", " ", regex=False)
+    return long
+
+
+# -- refused connections ---------------------------------------------------------------------------
+
+METHOD_NAMES = {"chlauth": "CHLAUTH block", "maxinst_maxinstc": "MAXINST/MAXINSTC limit", "invalid_protocol": "invalid protocol"}
+
+
+def load_blocked(source: str | None) -> pd.DataFrame:
+    """Cost per refused connection attempt: method, sharecnv (may be missing), cpu_us, basis, quote."""
+    if not source:
+        return pd.DataFrame(columns=["method", "sharecnv", "cpu_us", "basis"])
+    frame = mqdata.load(source)
+    rows = frame[(frame["metric"] == "cost_per_attempt") & frame["cpu_us"].notna()]
+    return rows[["method", "sharecnv", "cpu_us", "basis"]].reset_index(drop=True)
+
+
+def blocked_table(blocked: pd.DataFrame, basic: pd.DataFrame, listener: str = "local") -> pd.DataFrame:
+    """Each refusal's cost against a successful connection at the same SHARECNV (local listener)."""
+    ok = basic[basic["listener"] == listener].set_index("sharecnv")["cpu_us"]
+    rows = []
+    for r in blocked.itertuples():
+        sharecnv = None if pd.isna(r.sharecnv) else int(r.sharecnv)
+        success = ok.get(sharecnv, np.nan) if sharecnv is not None else np.nan
+        rows.append({"method": METHOD_NAMES.get(r.method, r.method),
+                     "sharecnv": "not stated" if sharecnv is None else str(sharecnv),
+                     "refused_us": r.cpu_us, "successful_us": success,
+                     "difference_us": round_sig(r.cpu_us - success, 4) if np.isfinite(success) else np.nan,
+                     "ratio": round_sig(r.cpu_us / success, 3) if np.isfinite(success) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def fit_blocked(blocked: pd.DataFrame, *, data_name: str | None = None, data_hash: str | None = None) -> dict:
+    """Refusal cost against method and SHARECNV: additive (µs) and multiplicative (log) models.
+
+    Only methods measured at two or more SHARECNV values enter. Returns {} when fewer than
+    two such methods exist (nothing to compare).
+    """
+    rows = blocked[blocked["sharecnv"].notna()].copy()
+    keep = rows.groupby("method")["sharecnv"].nunique()
+    rows = rows[rows["method"].isin(keep[keep >= 2].index)]
+    if rows["method"].nunique() < 2:
+        return {}
+    rows["sharecnv"] = rows["sharecnv"].astype(int)
+    rows["ln_cpu_us"] = np.log(rows["cpu_us"].astype(float))
+    out = {}
+    for kind, response in (("additive (µs)", "cpu_us"), ("multiplicative (log µs)", "ln_cpu_us")):
+        out[kind] = costs.fit(rows, costs.additive_formula(response, ["method", "sharecnv"]), data_name=data_name, data_hash=data_hash)
+    return out
+
+
+def blocked_fit_table(fits: dict) -> pd.DataFrame:
+    """Residuals of the two refusal models in percent of the measured cost, and the SHARECNV effect."""
+    rows = []
+    for kind, res in fits.items():
+        y = res.y
+        fitted = res.fittedvalues
+        if kind.startswith("multiplicative"):
+            resid_pct = (np.exp(y) / np.exp(fitted) - 1) * 100
+            effect = f"× {round_sig(math.exp(res.params['C(sharecnv)[T.1]']), 3)}"
+        else:
+            resid_pct = (y - fitted) / fitted * 100
+            effect = f"+ {round_sig(res.params['C(sharecnv)[T.1]'], 4)} us"
+        rows.append({"model": kind, "cells": res.nobs, "df_resid": res.df_resid,
+                     "sharecnv_1_effect": effect, "max_abs_resid_pct": round_sig(float(np.max(np.abs(resid_pct))), 3)})
+    return pd.DataFrame(rows)
+
+
+# -- planning: the connection-storm calculator -----------------------------------------------------
+
+def scenarios(configs: pd.DataFrame, blocked: pd.DataFrame) -> pd.DataFrame:
+    """Every cost per attempt the data give: successful connections and refusals."""
+    rows = []
+    # Replicated configurations enter once, at their mean cost.
+    configs = configs.groupby(["sharecnv", "listener", "tls", "suppress_x511"], sort=False, as_index=False).agg(
+        cpu_us=("cpu_us", "mean"), basis=("basis", "first"))
+    for r in configs.itertuples():
+        opts = [o for o, on in (("TLS", r.tls), ("X511/X512 suppressed", r.suppress_x511)) if on]
+        label = f"connect SHARECNV({r.sharecnv}) {r.listener}" + (f", {', '.join(opts)}" if opts else "")
+        rows.append({"scenario": label, "kind": "successful", "cpu_us": r.cpu_us, "basis": r.basis})
+    for r in blocked.itertuples():
+        sharecnv = "" if pd.isna(r.sharecnv) else f" SHARECNV({int(r.sharecnv)})"
+        rows.append({"scenario": f"refused: {METHOD_NAMES.get(r.method, r.method)}{sharecnv}", "kind": "refused",
+                     "cpu_us": r.cpu_us, "basis": r.basis})
+    return pd.DataFrame(rows)
+
+
+def storm(rate_per_s: float, table: pd.DataFrame, *, max_utilisation: float) -> pd.DataFrame:
+    """CPU seconds per hour, busy engines and engines needed for ``rate_per_s`` attempts per second."""
+    if rate_per_s < 0:
+        raise ModelError(f"the connection rate must be ≥ 0, not {rate_per_s}")
+    rows = []
+    for r in table.itertuples():
+        cap = costs.capacity_table([rate_per_s], r.cpu_us, max_utilisation=max_utilisation).iloc[0]
+        rows.append({"scenario": r.scenario, "cpu_us": r.cpu_us, "attempts_per_s": rate_per_s,
+                     "cpu_s_per_hour": round_sig(cap["cpu_s_per_hour"], 4),
+                     "busy_engines": round_sig(cap["busy_engines"], 3), "engines_needed": int(cap["engines_needed"])})
+    return pd.DataFrame(rows)
+
+
+def rate_for_engines(engines: float, cost_us: float) -> float:
+    """Attempts per second that keep ``engines`` engines busy at ``cost_us`` per attempt."""
+    if engines <= 0 or cost_us <= 0:
+        raise ModelError("engines and cost must be greater than zero")
+    return engines / (cost_us * 1e-6)
+
+
+def storm_curves(table: pd.DataFrame, *, max_rate: float, points: int = 21, max_series: int = 8) -> pd.DataFrame:
+    """Busy engines against attempts per second (0 to ``max_rate``), for at most ``max_series`` scenarios.
+
+    The lines are straight (busy engines = rate × cost); the chart shows their slopes side by
+    side. Scenarios past ``max_series`` are left out so that no two share a colour.
+    """
+    grid = np.round(np.linspace(0, max(max_rate, 1), points), 3)
+    parts = [pd.DataFrame({"attempts_per_s": grid, "busy_engines": grid * r.cpu_us * 1e-6, "scenario": r.scenario})
+             for r in table.head(max_series).itertuples()]
+    return pd.concat(parts, ignore_index=True)
