@@ -76,7 +76,6 @@ def test_recovers_known_parameters_from_noisy_data(sigma, kappa, lam):
     n = np.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32], dtype=float)
     x = usl.throughput(n, lam, sigma, kappa) * (1 + rng.normal(0, 0.01, n.size))
     r = usl.fit(n, x)
-    ci = r.conf_int()
     for name, true in (("sigma", sigma), ("kappa", kappa), ("lam", lam)):
         if name in r.at_bound:
             assert true == 0.0

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from mqperf.paths import models_dir
+
+
+def card_name(chapter: str, label: str) -> str:
+    """A file-name-safe card name: ``<chapter>__<label with runs of non-alphanumerics as _>``."""
+    safe = re.sub(r"[^0-9A-Za-z]+", "_", label).strip("_")
+    return f"{chapter}__{safe}"
 
 
 def write_card(card: dict, name: str, cards_dir: str | Path | None = None) -> Path:

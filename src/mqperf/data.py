@@ -62,6 +62,20 @@ def resource_path(name: str) -> Path:
     return data_dir() / resource(name)["path"]
 
 
+def is_path(source) -> bool:
+    """True when ``source`` names a file (a reader's CSV) rather than a book dataset."""
+    text = str(source)
+    return text.endswith(".csv") or "/" in text
+
+
+def identity(source: str | None) -> tuple[str | None, str | None]:
+    """(name, sha256) of a dataset name or a file path, as model cards record it."""
+    if not source:
+        return None, None
+    path = Path(source) if is_path(source) else resource_path(source)
+    return (Path(source).name if is_path(source) else source), file_hash(path)
+
+
 def file_hash(path: str | Path) -> str:
     """SHA-256 of a file's bytes: the identity a model card records for its data."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()

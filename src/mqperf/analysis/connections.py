@@ -16,7 +16,6 @@ CPU seconds per hour and engines kept busy (:func:`mqperf.models.costs.capacity_
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,6 +24,8 @@ from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs
 from mqperf.models._base import round_sig
+from mqperf.data import is_path as _is_path
+from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 
 BOOK_COSTS = "client_conn_costs"
 FACTORS = ("sharecnv", "listener")
@@ -35,19 +36,6 @@ def _clean(values, scale: float = 1.0):
     """Zero out floating-point dust (|v| < 1e-9·scale) so exact fits print 0, not 1e-13."""
     arr = np.asarray(values, dtype=float)
     return np.where(np.abs(arr) < 1e-9 * max(scale, 1.0), 0.0, arr)
-
-
-def _is_path(source: str) -> bool:
-    text = str(source)
-    return text.endswith(".csv") or "/" in text
-
-
-def dataset_identity(source: str | None) -> tuple[str | None, str | None]:
-    """(name, sha256) of a dataset name or path, for model cards."""
-    if not source:
-        return None, None
-    path = Path(source) if _is_path(source) else mqdata.resource_path(source)
-    return (Path(source).name if _is_path(source) else source), mqdata.file_hash(path)
 
 
 # -- successful connections --------------------------------------------------------------------

@@ -24,6 +24,8 @@ from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs, polling
 from mqperf.models._base import round_sig
+from mqperf.data import is_path as _is_path
+from mqperf.cards import card_name  # noqa: F401 (the chapter calls it from here)
 
 CONTRACT = "idle_costs"
 FORMULA = "cpu_s_per_hour ~ tasks"
@@ -62,10 +64,6 @@ class PollingInputs:
     measured_unsuccessful_per_message: float | None = None
     idle_mq_cpu_us: tuple[float, float] | None = None  # the article's "1-2 CPU µs for the equivalent period"
     source: str = "parameters"
-
-
-def _is_path(source) -> bool:
-    return str(source).endswith(".csv") or "/" in str(source)
 
 
 # -- idle CPU -----------------------------------------------------------------------------------
@@ -368,8 +366,3 @@ def plan_trickle(inputs: PollingInputs, arrival_rates, *, tasks: int = 1, proces
     return pd.DataFrame(rows)
 
 
-def card_name(chapter: str, label: str) -> str:
-    safe = "".join(c if c.isalnum() else "_" for c in label).strip("_")
-    while "__" in safe:
-        safe = safe.replace("__", "_")
-    return f"{chapter}__{safe}"

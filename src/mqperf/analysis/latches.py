@@ -28,16 +28,13 @@ from mqperf.errors import ModelError
 from mqperf.models import contention, queueing
 from mqperf.models._base import FitResult, round_sig
 from mqperf.models.validation import leave_one_out
+from mqperf.data import is_path as _is_path
+from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 
 BOOK_CPU_DATA = "kafka_cpu_experiment"
 BOOK_LATCH_DATA = "kafka_latch_contention"
 BOOK_RATES = "kafka_task_scaling"
 BOOK_SERIES = "persistent_get100_commit"
-
-
-def _is_path(source: str) -> bool:
-    text = str(source)
-    return text.endswith(".csv") or "/" in text
 
 
 # -- CPU runs -------------------------------------------------------------------------------
@@ -426,11 +423,3 @@ def growth_chart_frame(growth: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def dataset_identity(source: str | None) -> tuple[str | None, str | None]:
-    """(name, sha256) of a dataset name or path, for model cards."""
-    if not source:
-        return None, None
-    from pathlib import Path
-
-    path = Path(source) if _is_path(source) else mqdata.resource_path(source)
-    return (Path(source).name if _is_path(source) else source), mqdata.file_hash(path)

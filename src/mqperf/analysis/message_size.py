@@ -25,6 +25,8 @@ from mqperf.errors import ModelError
 from mqperf.models import latency_bandwidth as lb
 from mqperf.models._base import round_sig
 from mqperf.models.validation import leave_one_out as _loo
+from mqperf.data import is_path as _is_path
+from mqperf.cards import card_name  # noqa: F401 (the chapter calls it from here)
 
 KB = 1024.0
 MB = 1024.0 * 1024.0
@@ -37,10 +39,6 @@ class SizeFit:
     result: lb.LatencyBandwidthResult | None
     n_sizes: int
     reason: str
-
-
-def _is_path(source) -> bool:
-    return str(source).endswith(".csv") or "/" in str(source)
 
 
 def load_points(source: str) -> pd.DataFrame:
@@ -119,11 +117,7 @@ def fit_series(points: pd.DataFrame, *, data_name: str | None = None, data_hash:
 
 def verdict(result: lb.LatencyBandwidthResult) -> str:
     """What the fit can claim, in words."""
-    if result.exactly_identified:
-        return "exactly identified: no intervals"
-    if result.df_resid == 1:
-        return "1 residual degree of freedom: intervals exist but are wide"
-    return "fitted with intervals"
+    return result.identification
 
 
 def fits_table(fits: list[SizeFit]) -> pd.DataFrame:
@@ -279,9 +273,3 @@ def plan(fits: list[SizeFit], sizes_kb) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def card_name(chapter: str, series: str) -> str:
-    """File-name-safe model card name, e.g. ``kafka_message_size__source_peak_nonpersistent``."""
-    safe = "".join(c if c.isalnum() else "_" for c in series).strip("_")
-    while "__" in safe:
-        safe = safe.replace("__", "_")
-    return f"{chapter}__{safe}"

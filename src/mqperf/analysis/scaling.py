@@ -13,7 +13,6 @@ series cannot support it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,6 +22,7 @@ from mqperf.errors import ModelError
 from mqperf.models import bottleneck, usl
 from mqperf.models._base import round_sig
 from mqperf.models.validation import holdout
+from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 
 DEFAULT_CPUS = 3
 
@@ -39,8 +39,7 @@ class SeriesFit:
 
 def load_points(source: str, *, cpus: int | None = None) -> pd.DataFrame:
     """Rows (series, tasks, rate_msg_s, basis) from a book dataset name or a reader's CSV."""
-    is_path = str(source).endswith(".csv") or "/" in str(source)
-    frame = mqdata.load(source, contract="task_scaling") if is_path else mqdata.load(source)
+    frame = mqdata.load(source, contract="task_scaling") if mqdata.is_path(source) else mqdata.load(source)
     return label_series(frame, cpus=cpus)
 
 
@@ -114,9 +113,7 @@ def _equalities(constraints: pd.DataFrame | None, series: str) -> list[usl.Equal
 def _verdict(result: usl.USLResult) -> str:
     if "sigma" in result.at_bound and result.sigma >= 1 - 1e-6:
         return "bottleneck: the fit needs sigma > 1; USL does not describe it"
-    if result.exactly_identified:
-        return "exactly identified: no intervals"
-    return "fitted with intervals"
+    return result.identification
 
 
 def fits_table(fits: list[SeriesFit]) -> pd.DataFrame:
@@ -329,8 +326,3 @@ def cpu_at_rate(costs: str, rates: dict[str, float]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def dataset_identity(source: str) -> tuple[str, str]:
-    """(name, sha256) of a dataset name or path, for model cards."""
-    is_path = str(source).endswith(".csv") or "/" in str(source)
-    path = Path(source) if is_path else mqdata.resource_path(source)
-    return (Path(source).name if is_path else source), mqdata.file_hash(path)

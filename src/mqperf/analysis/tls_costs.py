@@ -17,7 +17,6 @@ in seed 002. Two sizes identify both exactly; one size gives only H / enc(s) at 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,6 +26,8 @@ from mqperf.errors import ModelError
 from mqperf.models import costs, tls
 from mqperf.models._base import FitResult, round_sig
 from mqperf.models._nls import nls
+from mqperf.data import is_path as _is_path
+from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 
 BOOK_DATA = "tls_channel_costs"
 BOOK_RENEGOTIATION = "renegotiate_every_1MB_vs_none"
@@ -38,19 +39,6 @@ BOOK_SSLRKEYC = tls.MB
 def _dust(value: float, digits: int = 3) -> float:
     """round_sig, with floating-point dust (|v| < 1e-9) shown as 0."""
     return 0.0 if abs(value) < 1e-9 else round_sig(value, digits)
-
-
-def _is_path(source: str) -> bool:
-    text = str(source)
-    return text.endswith(".csv") or "/" in text
-
-
-def dataset_identity(source: str | None) -> tuple[str | None, str | None]:
-    """(name, sha256) of a dataset name or path, for model cards."""
-    if not source:
-        return None, None
-    path = Path(source) if _is_path(source) else mqdata.resource_path(source)
-    return (Path(source).name if _is_path(source) else source), mqdata.file_hash(path)
 
 
 def size_label(size_bytes: float) -> str:

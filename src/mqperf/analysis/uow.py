@@ -26,6 +26,8 @@ from mqperf.errors import DataError, ModelError
 from mqperf.models import batching
 from mqperf.models._base import round_sig
 from mqperf.models.validation import leave_one_out as _loo
+from mqperf.data import is_path as _is_path
+from mqperf.cards import card_name  # noqa: F401 (the chapter calls it from here)
 
 CONTRACT = "uow"
 
@@ -51,10 +53,6 @@ class UowFit:
     result: object | None  # BatchThroughputResult or LogBytesResult
     n_points: int
     reason: str
-
-
-def _is_path(source) -> bool:
-    return str(source).endswith(".csv") or "/" in str(source)
 
 
 # -- loading ------------------------------------------------------------------------------------
@@ -176,11 +174,7 @@ def fit_throughput(points: pd.DataFrame, *, data_name: str | None = None, data_h
 
 
 def _verdict(result) -> str:
-    if result.exactly_identified:
-        return "exactly identified: no intervals"
-    if result.df_resid == 1:
-        return "1 residual degree of freedom: intervals exist but are wide"
-    return "fitted with intervals"
+    return result.identification
 
 
 def throughput_table(fits: list[UowFit]) -> pd.DataFrame:
@@ -475,8 +469,3 @@ def commit_time_what_if(fit: UowFit, *, b: float, gains_pct, b_other=()) -> pd.D
     return pd.DataFrame(rows)
 
 
-def card_name(chapter: str, label: str) -> str:
-    safe = "".join(c if c.isalnum() else "_" for c in label).strip("_")
-    while "__" in safe:
-        safe = safe.replace("__", "_")
-    return f"{chapter}__{safe}"

@@ -91,6 +91,15 @@ class FitResult:
 
     # -- fit -----------------------------------------------------------------------------
     @property
+    def identification(self) -> str:
+        """What the fit can claim about its parameters, in words (for tables)."""
+        if self.exactly_identified:
+            return "exactly identified: no intervals"
+        if self.df_resid == 1:
+            return "1 residual degree of freedom: intervals exist but are wide"
+        return "fitted with intervals"
+
+    @property
     def fittedvalues(self) -> np.ndarray:
         return self.fn(self.x, *self.params.to_numpy())
 
