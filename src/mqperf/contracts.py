@@ -140,6 +140,98 @@ CONTRACTS.update({
     "tls_renegotiation": TLS_RENEGOTIATION,
 })
 
+# -- z/OS and storage chapters (zEDC, NativeHA storage, IMS bridge, Q Replication, RACF) --
+
+ZEDC_SIZE_EFFECT = {
+    "title": "Effect of zEDC archive compression by message size",
+    "fields": [
+        {"name": "message_size_bytes", "type": "integer", "unit": "bytes", "description": "Message size of the run",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "qm_tcb_increase_pct", "type": "number", "unit": "%",
+         "description": "Queue manager TCB CPU with zEDC-compressed archives over the same run without, in percent",
+         "constraints": {"required": True}},
+        {"name": "peak_throughput_increase_pct", "type": "number", "unit": "%",
+         "description": "Optional: peak throughput with compressed archives over without, in percent"},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+AMQSRUA_LOG = {
+    "title": "Recovery log figures from amqsrua -c DISK -t Log, one row per publication",
+    "fields": [
+        {"name": "write_latency_us", "type": "number", "unit": "us", "description": "Log - write latency",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "write_size_bytes", "type": "number", "unit": "bytes", "description": "Log - write size (average physical write)",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "physical_bytes_s", "type": "number", "unit": "bytes/s", "description": "Log - physical bytes written, the /sec rate",
+         "constraints": {"required": True, "minimum": 0}},
+        {"name": "logical_bytes_s", "type": "number", "unit": "bytes/s", "description": "Optional: Log - logical bytes written, the /sec rate",
+         "constraints": {"exclusiveMinimum": 0}},
+        {"name": "interval_s", "type": "number", "unit": "s", "description": "Optional: the publication's interval",
+         "constraints": {"exclusiveMinimum": 0}},
+        {"name": "series", "type": "string", "description": "Optional: a label per row (configuration, queue manager, time)"},
+    ],
+}
+
+IMS_CPU_SCALING = {
+    "title": "Transaction rate against CPUs, with the coupling facility's busy share",
+    "fields": [
+        {"name": "cpus", "type": "integer", "unit": "CPs", "description": "Processors of the LPAR being varied",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "rate_tps", "type": "number", "unit": "tx/s", "description": "Measured transaction rate",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "series", "type": "string", "description": "Optional: one curve per value"},
+        {"name": "cf_busy_pct", "type": "number", "unit": "%", "description": "Optional: CF busy at that rate (RMF CF activity)",
+         "constraints": {"minimum": 0, "maximum": 100}},
+        {"name": "cf_processors", "type": "integer", "unit": "processors", "description": "Optional: the CF's dedicated processors",
+         "constraints": {"minimum": 1}},
+        {"name": "basis", "type": "string", "description": "Optional: measured (default) or derived",
+         "constraints": {"enum": ["measured", "derived"]}},
+    ],
+}
+
+QREP_CHANNEL = {
+    "title": "Channel scenarios to plan (and, optionally, measured channel rates)",
+    "fields": [
+        {"name": "rtt_ms", "type": "number", "unit": "ms", "description": "Round trip (ping, or the channel's NETTIME)",
+         "constraints": {"required": True, "exclusiveMinimum": 0}},
+        {"name": "tcp_window_bytes", "type": "integer", "unit": "bytes", "description": "TCP send/receive buffer (TCPSENDBFRSIZE, TCPRCVBUFRSIZE)",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "message_bytes", "type": "integer", "unit": "bytes", "description": "Message size on the channel",
+         "constraints": {"required": True, "minimum": 1}},
+        {"name": "batch_size", "type": "integer", "unit": "messages", "description": "Optional: BATCHSZ (default 200)",
+         "constraints": {"minimum": 1}},
+        {"name": "batchlim_kb", "type": "number", "unit": "KB", "description": "Optional: BATCHLIM (default 5000)",
+         "constraints": {"exclusiveMinimum": 0}},
+        {"name": "link_mb_s", "type": "number", "unit": "MB/s", "description": "Optional: link bandwidth (MB = 10^6 bytes)",
+         "constraints": {"exclusiveMinimum": 0}},
+        {"name": "commit_ms", "type": "number", "unit": "ms", "description": "Optional: per-batch time beyond the round trip",
+         "constraints": {"minimum": 0}},
+        {"name": "measured_mb_s", "type": "number", "unit": "MB/s", "description": "Optional: the rate you measured (DIS CHS)",
+         "constraints": {"exclusiveMinimum": 0}},
+        {"name": "series", "type": "string", "description": "Optional: channel or scenario name"},
+    ],
+}
+
+RACF_PROFILES = {
+    "title": "RACF profiles defined (RLIST / SEARCH output), one per row",
+    "fields": [
+        {"name": "class", "type": "string", "description": "RACF class of the profile",
+         "constraints": {"required": True, "enum": ["MQADMIN", "MXADMIN", "GMQADMIN", "GMXADMIN", "MQQUEUE", "MXQUEUE", "GMQQUEUE", "GMXQUEUE"]}},
+        {"name": "profile", "type": "string", "description": "Profile name as defined (discrete or generic)",
+         "constraints": {"required": True, "pattern": "[A-Za-z0-9@#$%*&._-]+"}},
+    ],
+}
+
+CONTRACTS.update({
+    "zedc_size_effect": ZEDC_SIZE_EFFECT,
+    "amqsrua_log": AMQSRUA_LOG,
+    "ims_cpu_scaling": IMS_CPU_SCALING,
+    "qrep_channel": QREP_CHANNEL,
+    "racf_profiles": RACF_PROFILES,
+})
+
 
 def describe(name: str) -> str:
     """A one-paragraph text of a contract's columns, for --help and the book."""
