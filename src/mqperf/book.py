@@ -238,7 +238,7 @@ def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
     source = Path(path)
     tmp = source.with_name(f".{source.stem}.executing.ipynb")
     try:
-        inputs = execute_notebook(source, tmp)
+        inputs = _execute_with_retry(source, tmp)
         nb = nbformat.read(tmp, as_version=4)
         normalise(nb, inputs=inputs, env_hash=env_hash)
         nbformat.write(nb, tmp)
@@ -248,6 +248,23 @@ def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
     finally:
         tmp.unlink(missing_ok=True)
     return Outcome(name, "executed", time.perf_counter() - start)
+
+
+def _execute_with_retry(source: Path, target: Path, attempts: int = 3) -> list[str]:
+    """Execute, retrying only when the kernel failed to start.
+
+    Kernels started in parallel pick free TCP ports by binding and releasing them, so two
+    can occasionally choose the same one; the loser dies before answering kernel_info.
+    That is not the chapter's fault, so it is retried; a failing cell is never retried.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return execute_notebook(source, target)
+        except RuntimeError as exc:
+            if "Kernel died before replying" not in str(exc) or attempt == attempts:
+                raise
+            time.sleep(0.5 * attempt)
+    raise AssertionError("unreachable")
 
 
 def _describe(exc: Exception) -> str:

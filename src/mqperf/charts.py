@@ -75,8 +75,14 @@ alt.renderers.register("mqperf", render)
 alt.renderers.enable("mqperf")
 
 
-def rounded(frame: pd.DataFrame, digits: int = CHART_DIGITS) -> pd.DataFrame:
-    """Numeric columns rounded to ``digits`` significant digits (stable across machines)."""
+def rounded(frame: pd.DataFrame, digits: int = CHART_DIGITS, columns=None) -> pd.DataFrame:
+    """Numeric columns rounded to ``digits`` significant digits (stable across machines).
+
+    ``columns`` keeps only those (the ones a chart encodes), so a page does not carry
+    every column of a dataset.
+    """
+    if columns is not None:
+        frame = frame[[c for c in dict.fromkeys(c for c in columns if c) if c in frame]]
     out = frame.copy()
     for col in out.columns:
         if pd.api.types.is_float_dtype(out[col]):
@@ -114,13 +120,13 @@ def measured_vs_fitted(
     """
     colour = alt.Color(f"{series}:N", title=None)
     xenc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(zero=False))
-    base_curves = alt.Chart(rounded(curves))
+    base_curves = alt.Chart(rounded(curves, columns=["x", "fit", "lower", "upper", series]))
     band = base_curves.mark_area(opacity=0.18).encode(
         x=alt.X("x:Q", title=x_title), y=alt.Y("lower:Q", title=y_title), y2="upper:Q", color=colour
     )
     line = base_curves.mark_line().encode(x=alt.X("x:Q", title=x_title), y=alt.Y("fit:Q", title=y_title), color=colour)
     points = (
-        alt.Chart(rounded(measured))
+        alt.Chart(rounded(measured, columns=[x, y, series, "basis"]))
         .mark_point()
         .encode(
             x=xenc,
@@ -142,7 +148,7 @@ def measured_vs_fitted(
 def residuals(frame: pd.DataFrame, *, x: str, series: str = "series", x_title: str, title: str) -> alt.Chart:
     """Relative residuals (measured − fitted) / fitted, in percent, per series."""
     return (
-        alt.Chart(rounded(frame))
+        alt.Chart(rounded(frame, columns=[x, "resid_pct", series]))
         .mark_point()
         .encode(
             x=alt.X(f"{x}:Q", title=x_title),
@@ -165,7 +171,7 @@ def bars(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_ti
     if colour:
         enc["color"] = alt.Color(f"{colour}:N", title=None)
         enc["xOffset"] = f"{colour}:N"
-    return alt.Chart(rounded(frame)).mark_bar().encode(**enc).properties(title=title)
+    return alt.Chart(rounded(frame, columns=[x, y, colour])).mark_bar().encode(**enc).properties(title=title)
 
 
 def lines(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_title: str, y_title: str, title: str,
@@ -176,4 +182,4 @@ def lines(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_t
            "tooltip": [f"{x}:Q", f"{y}:Q"]}
     if colour:
         enc["color"] = alt.Color(f"{colour}:N", title=None)
-    return alt.Chart(rounded(frame)).mark_line(point=points).encode(**enc).properties(title=title)
+    return alt.Chart(rounded(frame, columns=[x, y, colour])).mark_line(point=points).encode(**enc).properties(title=title)
