@@ -140,3 +140,42 @@ def test_kafka_chapter_has_charts(browser, server):
     marks = tab.locator("div.mqperf-chart").first.locator("svg.marks path").count()
     tab.close()
     assert n >= 2 and marks > 10
+
+
+def _report_for(chapter: str, tmp_path: Path) -> Path:
+    """Run CHAPTER on the example CSV of the Bring-your-own-data chapter; return the report."""
+    from test_byod_examples import SECTIONS, first_csv
+
+    data = tmp_path / f"{chapter}.csv"
+    data.write_text(first_csv(SECTIONS[chapter]), encoding="utf-8")
+    out = tmp_path / "report"
+    cmd = [str(Path(sys.executable).with_name("mqperf")), "run", chapter, "--data", str(data), "--out", str(out), "-q"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out / f"{chapter}.html"
+
+
+@pytest.mark.parametrize("chapter", ["kafka_task_scaling", "tls_channel_costs"])
+def test_standalone_report_renders_offline(browser, tmp_path, chapter):
+    report = _report_for(chapter, tmp_path)
+    requests = []
+    tab = browser.new_page()
+
+    def route(r):
+        requests.append(r.request.url)
+        if r.request.url.startswith(("file:", "data:", "blob:")):
+            r.continue_()
+        else:
+            r.abort()
+
+    tab.route("**/*", route)
+    tab.goto(report.as_uri(), wait_until="load")
+    charts = tab.locator("div.mqperf-chart")
+    for i in range(charts.count()):
+        charts.nth(i).locator("svg.marks").wait_for(state="attached", timeout=20_000)
+    if "window.MathJax" in report.read_text(encoding="utf-8"):  # the report inlines MathJax for formulas
+        tab.locator("mjx-container").first.wait_for(state="attached", timeout=20_000)
+    n = charts.count()
+    tab.close()
+    assert n >= 1
+    assert [u for u in requests if not u.startswith(("file:", "data:", "blob:"))] == []

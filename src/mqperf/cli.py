@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -165,6 +166,9 @@ def _run(args) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     say = (lambda *_: None) if args.quiet else print
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the report folder should not be
     try:
         params["cards_dir"] = str((staging / "models").resolve())
         say(f"mqperf run: {chapter.name} on {source} ...")

@@ -74,7 +74,11 @@ def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = ""
     head = [f"<script>{assets.vega_bundle()}</script>"]
     if has_math:
         mathjax = (assets.mathjax_root() / "tex-svg.js").read_text(encoding="utf-8")
-        head.insert(0, "<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']]}};</script>")
+        # Inlined, MathJax cannot tell where it was loaded from and would fetch extensions
+        # (autoload, the menu) from its default CDN: switch those off, so nothing is fetched.
+        head.insert(0, "<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
+                       "packages: {'[-]': ['autoload', 'require']}}, loader: {load: []}, "
+                       "options: {enableMenu: false}};</script>")
         head.append(f"<script>{mathjax}</script>")
     page = (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
