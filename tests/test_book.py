@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -106,17 +107,29 @@ def test_nbval_fails_when_a_stored_number_changes(tmp_path):
     src = ROOT / "chapters" / "kafka_task_scaling.ipynb"
     nb = json.loads(src.read_text())
     changed = False
+    titles = []
     for cell in nb["cells"]:
         for out in cell.get("outputs", []):
             html = "".join(out.get("data", {}).get("text/html", []))
             if not changed and "46480.0" in html:
                 out["data"]["text/html"] = html.replace("46480.0", "46481.0")
                 changed = True
+                spec = json.loads(html.split("var spec = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</"))
+                titles = [spec["title"]] if isinstance(spec.get("title"), str) else [spec["title"]["text"]]
     assert changed, "the table of points no longer shows 46480.0; update this test"
     target = tmp_path / "drifted.ipynb"
     target.write_text(json.dumps(nb))
-    proc = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "-p", "no:cacheprovider", "-q", str(target)],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    # The drifted copy lives outside the repository, where the root conftest.py (the plugin
+    # that says which number moved) is not collected: load it by name.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "-p", "no:cacheprovider", "-p", "conftest",
+                           "-q", str(target)], capture_output=True, text=True, cwd=tmp_path, timeout=600, env=env)
     assert proc.returncode == 1, proc.stdout[-2000:]
     # nbval names the cell and shows the stored side of the diff (the new side is truncated).
     assert "Cell outputs differ" in proc.stdout and "46480.0" in proc.stdout
+    # ... and the plugin says which number moved, in which chart, and by how much.
+    assert "Which numbers moved" in proc.stdout
+    moved = [line for line in proc.stdout.splitlines() if "46,481 → 46,480" in line]
+    assert moved, proc.stdout[-3000:]
+    assert any(f"chart '{title}'" in line for line in moved for title in titles), moved
+    assert all(f"({-1 / 46481 * 100:+.2g} %)".replace("-", "−") in line for line in moved), moved

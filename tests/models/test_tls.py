@@ -70,3 +70,27 @@ def test_target_beyond_the_largest_sslrkeyc_is_refused():
 def test_bad_input_raises_model_error(call):
     with pytest.raises(ModelError):
         call()
+
+
+def test_two_ratios_at_two_sizes_are_solved_exactly():
+    # Seed 002 with "nearly 6x" read as 5.5: in exact rational arithmetic, hᵢ = (rᵢ − 1)·K/sᵢ
+    # and 1/h = 1/a + s/(a·s0) through both points give a = 4563/20 = 228.15, a tie at four
+    # digits: an optimiser stopped at its default tolerance printed 228.1 or 228.2.
+    from fractions import Fraction as F
+
+    s, k, r = [F(10 * KB), F(MB)], F(MB), [F(5, 2), F(11, 2)]
+    inv_h = [si / ((ri - 1) * k) for si, ri in zip(s, r)]
+    beta = (inv_h[1] - inv_h[0]) / (s[1] - s[0])
+    alpha = inv_h[0] - beta * s[0]
+    a, s0 = tls.size_model_from_two([10 * KB, MB], [MB, MB], [2.5, 5.5])
+    assert a == pytest.approx(float(1 / alpha), rel=4e-16)
+    assert s0 == pytest.approx(float(alpha / beta), rel=4e-16)
+    ratio = 1 + a * (np.array([10 * KB, MB]) / MB) / (1 + np.array([10 * KB, MB]) / s0)
+    assert_allclose(ratio, [2.5, 5.5], rtol=1e-15)
+
+
+def test_two_ratios_without_a_positive_solution_are_left_to_the_bounded_fit():
+    # The ratio per renegotiation grows with size: no s0 > 0 makes enc grow that way.
+    assert tls.size_model_from_two([10 * KB, MB], [MB, MB], [1.01, 9.0]) is None
+    assert tls.size_model_from_two([10 * KB, MB], [MB, MB], [1.0, 6.0]) is None
+    assert tls.size_model_from_two([MB, MB], [MB, MB], [2.0, 6.0]) is None

@@ -22,20 +22,20 @@ import pandas as pd
 from scipy import stats
 
 from mqperf.errors import ModelError
+from mqperf.present import numbers
 
 #: Significant digits kept in summaries and model cards: enough for any planning use, few
 #: enough that the last float digit never differs between machines (nbval compares them).
-DIGITS = 6
+DIGITS = numbers.CARD_DIGITS
 
 
-def round_sig(value, digits: int = DIGITS):
-    """Round to ``digits`` significant digits; NaN, inf and None pass through."""
-    if value is None:
-        return None
-    value = float(value)
-    if not math.isfinite(value) or value == 0:
-        return value
-    return round(value, digits - 1 - int(math.floor(math.log10(abs(value)))))
+def round_sig(value, digits: int = DIGITS, *, scale: float | None = None):
+    """Round to ``digits`` significant digits by the book's one display rule.
+
+    See :func:`mqperf.present.numbers.round_sig`: float noise (below 1e-12, or within 1e-9
+    of ``scale``) is 0, ties are decided on the 12-digit value; NaN, inf and None pass through.
+    """
+    return numbers.round_sig(value, digits, scale=scale)
 
 
 def as_positive_array(values, name: str) -> np.ndarray:

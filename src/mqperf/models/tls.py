@@ -124,3 +124,31 @@ def sslrkeyc_for_overhead(target: float, size: float, *, enc: float, handshake_c
             "only SSLRKEYC(0) (no renegotiation) meets it"
         )
     return k
+
+
+def size_model_from_two(sizes, sslrkeycs, ratios) -> tuple[float, float] | None:
+    """``(a, s0)`` of ratio(s, K) = 1 + a·(s/K)/(1 + s/s0) through two ratios, in closed form.
+
+    Two ratios at two sizes fix both parameters exactly, so they are solved exactly rather
+    than by an optimiser (whose stopping point, and so the printed digits, would vary with
+    the machine). With hᵢ = (ratioᵢ − 1)·Kᵢ/sᵢ = a·s0/(s0 + sᵢ), 1/h is linear in s:
+    1/h = α + β·s with a = 1/α and s0 = α/β. Only + − × ÷ are used, each correctly rounded
+    by IEEE arithmetic, so every machine gets the same bits.
+
+    Returns
+    -------
+    tuple of float, or None
+        None when no ``a > 0``, ``s0 > 0`` passes through both ratios (a ratio of 1, or
+        ratios that do not fall in units of enc(s) as size grows); a bounded fit decides then.
+    """
+    s = np.asarray(sizes, dtype=float)
+    k = np.maximum(np.asarray(sslrkeycs, dtype=float), SSLRKEYC_FLOOR)
+    r = np.asarray(ratios, dtype=float)
+    if s.size != 2 or k.size != 2 or r.size != 2 or s[0] == s[1] or np.any(r <= 1):
+        return None
+    inv_h = s / ((r - 1) * k)
+    beta = (inv_h[1] - inv_h[0]) / (s[1] - s[0])
+    alpha = inv_h[0] - beta * s[0]
+    if not (alpha > 0 and beta > 0):
+        return None
+    return float(1 / alpha), float(alpha / beta)

@@ -27,6 +27,7 @@ from scipy.optimize import least_squares
 
 from mqperf.errors import ModelError
 from mqperf.models._base import FitResult, as_positive_array, covariance
+from mqperf.models._nls import pick_best, polish, start_order
 
 FORMULA = "X(N) = lam*N / (1 + sigma*(N-1) + kappa*N*(N-1))"
 AMDAHL_FORMULA = "X(N) = lam*N / (1 + sigma*(N-1))"
@@ -189,8 +190,8 @@ def fit(
     upper = np.array([np.inf, 1.0, 1.0][:k])
     lam0 = float(np.max(x / n))
     starts = [(lam0, 0.01, 1e-4), (lam0, 0.1, 0.01), (float(x[np.argmin(n)] / n.min()), 0.3, 0.05), (lam0, 0.9, 1e-6)]
-    best = None
-    for start in starts:
+    solutions = []
+    for start in start_order(starts):
         theta0 = np.clip(np.array(start[:k]), lower + 1e-12, np.where(np.isinf(upper), np.inf, upper - 1e-12))
         try:
             sol = least_squares(
@@ -199,10 +200,13 @@ def fit(
             )
         except (ValueError, FloatingPointError):
             continue
-        if np.all(np.isfinite(sol.x)) and (best is None or sol.cost < best.cost - 1e-12 * max(best.cost, 1)):
-            best = sol
-    if best is None:
+        if np.all(np.isfinite(sol.x)) and np.isfinite(sol.cost):
+            solutions.append(sol)
+    if not solutions:
         raise ModelError(f"{label}: the least-squares fit did not converge")
+    # Near-equal minima are decided by a fixed rule, never by which start ran first.
+    best = polish(residuals, pick_best(solutions, scale=float(x @ x)), lower, upper, scale=float(x @ x),
+                  ftol=1e-15, xtol=1e-15, gtol=1e-15, max_nfev=20000)
 
     theta = best.x
     tol = 1e-7
