@@ -1,7 +1,9 @@
 """Pages generated from the data, so they cannot drift from it.
 
 ``chapters/_generated/`` receives the Data catalog (from ``data/datapackage.json`` and the
-CSV files), the Errata (from ``data/errata.csv``) and the Model cards (from ``models/``).
+CSV files), the Errata (from ``data/errata.csv``), the Model cards (from ``models/``) and the
+chapters' parameter tables (from the declarations in :mod:`mqperf.chapters`, included by the
+Bring-your-own-data page).
 Files are rewritten only when their text changes, so Sphinx's incremental build stays warm.
 """
 
@@ -136,6 +138,32 @@ def model_cards() -> str:
     return "\n".join(out)
 
 
+def parameters() -> str:
+    """Every chapter's parameters, as ``mqperf list`` and ``mqperf run -p`` read them.
+
+    Included by ``chapters/bring_your_own_data.md`` (this file is not a page of its own).
+    """
+    from mqperf import book, parameters as params
+
+    out = [
+        "Generated from the chapters' declarations (`src/mqperf/chapters/<chapter>.py`), which",
+        "`mqperf list` prints and `mqperf run` checks every `-p` value against before it starts.",
+        "*Default* is the book's value; *mqperf run* is where a run on your data starts when it",
+        "differs (the book's companion datasets are then off). `cards_dir` is set by `mqperf run`.",
+        "",
+    ]
+    for chapter in book.discover():
+        out += [f"(byod-parameters-{chapter.name.replace('_', '-')})=", f"### Parameters of {chapter.name}", ""]
+        rows = []
+        for p in params.describe(chapter.name):
+            run = "" if p["run_default"] == p["default"] else f"`{json.dumps(p['run_default'])}`"
+            name = f"`{p['name']}`" + ("" if p["settable"] else (" (`--data`)" if p["how_to_set"] == "--data FILE"
+                                                                  else " (set by mqperf run)"))
+            rows.append([name, p["type"], p.get("unit", ""), f"`{json.dumps(p['default'])}`", run, p["range"], p["help"]])
+        out += [_table(["parameter", "type", "unit", "default", "mqperf run", "allowed", "meaning"], rows), ""]
+    return "\n".join(out)
+
+
 def _interval(ci) -> str:
     if not ci or ci[0] is None:
         return "none"
@@ -147,7 +175,8 @@ def write_all() -> list[Path]:
     target = chapters_dir() / GENERATED
     target.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in (("data_catalog.md", data_catalog()), ("errata.md", errata()), ("model_cards.md", model_cards())):
+    for name, text in (("data_catalog.md", data_catalog()), ("errata.md", errata()), ("model_cards.md", model_cards()),
+                       ("parameters.md", parameters())):
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")

@@ -1,0 +1,174 @@
+"""`check` and `run` agree: preflight applies the chapter's own checks before any kernel starts.
+
+Preflight calls the loading, fitting and planning functions each notebook calls. These tests
+run the Bring-your-own-data example of every chapter through it, then odd variants of it
+(no rows, one row, a non-finite value, one x value, a companion file that is bad), and a few
+full `mqperf run`s (slow) to show that a file preflight accepts runs to a report and a file
+it rejects fails the run with the same line.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mqperf import parameters
+from mqperf.chapters import preflight
+from mqperf.errors import DataError, ModelError, MQPerfError, ParameterError
+from test_byod_examples import SECTIONS, first_csv
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+#: Per chapter, the x and y columns of its main contract (the variants change them).
+XY = {
+    "kafka_task_scaling": ("tasks", "rate_msg_s"), "kafka_message_size": ("msg_size_kb", "rate_msg_s"),
+    "kafka_persistent_uow": ("msgs_per_commit", "rate_msg_s"), "kafka_idle_trickle": ("tasks", "cpu_s_per_hour"),
+    "kafka_latch_cpus": ("gp_cpus", "sufficient_pct"), "client_connection_costs": ("sharecnv", "cpu_us"),
+    "tls_channel_costs": ("message_size_bytes", "cost_ratio"), "zedc_compression": ("message_size_bytes", "qm_tcb_increase_pct"),
+    "nativeha_storage": ("write_size_bytes", "write_latency_us"), "ims_bridge": ("cpus", "rate_tps"),
+    "qrep_channel": ("rtt_ms", "tcp_window_bytes"),
+}
+#: Chapters whose models need at least two distinct x values: one row cannot be fitted.
+FITTING = {"kafka_task_scaling", "kafka_message_size", "kafka_persistent_uow", "kafka_idle_trickle",
+           "client_connection_costs", "zedc_compression", "ims_bridge"}
+
+
+def _rows(chapter):
+    lines = first_csv(SECTIONS[chapter]).strip().splitlines()
+    return lines[0], [ln.split(",") for ln in lines[1:]]
+
+
+def _write(path: Path, header: str, rows) -> Path:
+    path.write_text("\n".join([header, *(",".join(r) for r in rows)]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_every_chapter_with_reader_data_has_a_preflight():
+    assert sorted(SECTIONS) == sorted(c for c in parameters.chapter_names() if parameters.reader_defaults(c)[1])
+
+
+@pytest.mark.parametrize("chapter", sorted(SECTIONS))
+def test_the_documented_example_passes(tmp_path, chapter):
+    header, rows = _rows(chapter)
+    loaded = preflight(chapter, _write(tmp_path / "example.csv", header, rows), {})
+    assert loaded is not None
+
+
+@pytest.mark.parametrize("chapter", sorted(SECTIONS))
+def test_header_only_is_bad_data(tmp_path, chapter):
+    header, _ = _rows(chapter)
+    with pytest.raises(DataError, match="no data rows"):
+        preflight(chapter, _write(tmp_path / "empty.csv", header, []), {})
+
+
+@pytest.mark.parametrize("chapter", sorted(XY))
+def test_a_non_finite_value_names_file_column_and_line(tmp_path, chapter):
+    header, rows = _rows(chapter)
+    y = header.split(",").index(XY[chapter][1])
+    rows[0][y] = "inf"
+    path = _write(tmp_path / "inf.csv", header, rows)
+    with pytest.raises(DataError) as info:
+        preflight(chapter, path, {})
+    assert str(path) in str(info.value) and f"column '{XY[chapter][1]}', line 2" in str(info.value)
+
+
+@pytest.mark.parametrize("chapter", sorted(FITTING))
+def test_one_row_cannot_be_fitted(tmp_path, chapter):
+    header, rows = _rows(chapter)
+    with pytest.raises(ModelError):
+        preflight(chapter, _write(tmp_path / "one.csv", header, rows[:1]), {})
+
+
+@pytest.mark.parametrize("variant", ["local only", "one SHARECNV"])
+def test_client_connections_with_one_level_of_a_factor_are_fitted(tmp_path, variant):
+    # Used to pass check and then stop inside the chapter with a PatsyError (leave-one-cell-out
+    # predicted a level no other cell had).
+    rows = [["0", "local", "505"], ["0", "local", "515"], ["1", "local", "600"], ["10", "local", "640"]]
+    if variant == "one SHARECNV":
+        rows = [["0", "local", "505"], ["0", "shared", "1090"], ["0", "local", "515"]]
+    configs = preflight("client_connection_costs", _write(tmp_path / "c.csv", "sharecnv,listener,cpu_us", rows), {})
+    assert len(configs) == len({(r[0], r[1]) for r in rows})  # repeated configurations are averaged
+
+
+def test_idle_data_without_a_connector_column_plans_its_only_series(tmp_path):
+    path = _write(tmp_path / "idle.csv", "tasks,cpu_s_per_hour", [["1", "10"], ["2", "14"], ["4", "22"]])
+    assert len(preflight("kafka_idle_trickle", path, {})) == 3
+
+
+def test_task_scaling_without_a_usl_fit_says_so_instead_of_drawing(tmp_path):
+    # Two task counts give Amdahl's law only: the chapter runs, and the curve and gain charts
+    # become one sentence each (they used to stop the notebook with an empty concat).
+    from mqperf.analysis import scaling
+
+    path = _write(tmp_path / "two.csv", "tasks,rate_msg_s", [["1", "100"], ["2", "180"]])
+    points = preflight("kafka_task_scaling", path, {})
+    fits = scaling.fit_series(points, None)
+    assert [f.model for f in fits] == ["amdahl"]
+    assert "no USL curve to draw" in str(scaling.curves_chart(points, None, fits, max_tasks=8))
+    assert "no marginal gain" in str(scaling.gains_chart(fits, max_tasks=8))
+    header, rows = _rows("kafka_task_scaling")
+    preflight("kafka_task_scaling", _write(tmp_path / "ex.csv", header, rows), {"model": "amdahl"})
+
+
+@pytest.mark.parametrize(("chapter", "name", "text", "error", "match"), [
+    ("kafka_latch_cpus", "latch_data", "latch,tasks,latch_s\n", DataError, "no data rows"),
+    ("kafka_latch_cpus", "latch_data", "latch,tasks,latch_s\n19,2,inf\n19,3,4\n", DataError, "column 'latch_s', line 2"),
+    ("kafka_latch_cpus", "latch_data", "latch,tasks\n19,2\n", DataError, "column 'latch_s'"),
+    ("nativeha_storage", "mqldt", "hello\nworld\n", DataError, "no mqldt header line"),
+    ("kafka_persistent_uow", "log_bytes", "msgs_per_commit,log_bytes_per_msg\n1,-5\n", DataError, "log_bytes_per_msg"),
+])
+def test_every_data_parameter_is_checked_against_its_contract(tmp_path, chapter, name, text, error, match):
+    header, rows = _rows(chapter)
+    main = _write(tmp_path / "main.csv", header, rows)
+    extra = tmp_path / f"{name}.csv"
+    extra.write_text(text, encoding="utf-8")
+    params = parameters.parse_cli(chapter, [(name, str(extra))])
+    with pytest.raises(error, match=match):
+        preflight(chapter, main, params)
+
+
+def test_parameter_values_are_checked_too(tmp_path):
+    header, rows = _rows("kafka_task_scaling")
+    with pytest.raises(ParameterError, match="max_tasks"):
+        preflight("kafka_task_scaling", _write(tmp_path / "ex.csv", header, rows), {"max_tasks": 0})
+
+
+# -- check and run agree, end to end (a kernel each: slow) -------------------------------------
+
+def _mqperf(*args, cwd):
+    exe = str(Path(sys.executable).with_name("mqperf"))
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=900, cwd=cwd,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+
+def _verdict(chapter, path):
+    try:
+        preflight(chapter, path, {})
+    except MQPerfError as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("chapter", "header", "rows"), [
+    ("client_connection_costs", "sharecnv,listener,cpu_us", [["0", "local", "505"], ["1", "local", "600"], ["10", "local", "640"]]),
+    ("kafka_idle_trickle", "tasks,cpu_s_per_hour", [["1", "10"], ["2", "14"], ["4", "22"]]),
+    ("kafka_task_scaling", "tasks,rate_msg_s", [["1", "100"], ["2", "180"]]),
+    ("tls_channel_costs", "message_size_bytes,sslrkeyc_bytes,cost_ratio", [["1048576", "1048576", "2.5"]]),
+])
+def test_preflight_and_run_agree(tmp_path, chapter, header, rows):
+    path = _write(tmp_path / "data.csv", header, rows)
+    expected = _verdict(chapter, path)
+    check = _mqperf("check", str(path), "--contract", chapter, cwd=tmp_path)
+    run = _mqperf("run", chapter, "--data", str(path), "--out", str(tmp_path / "report"), "-q", cwd=tmp_path)
+    if expected is None:
+        assert check.returncode == 0, check.stderr
+        assert run.returncode == 0, run.stderr
+        assert (tmp_path / "report" / f"{chapter}.html").is_file()
+    else:
+        line = f"error: {' '.join(expected.split())}"
+        assert check.returncode == run.returncode == 2
+        assert check.stderr.strip() == run.stderr.strip() == line
+        assert not (tmp_path / "report").exists()
