@@ -24,6 +24,9 @@ def test_help_and_version():
     out = run("--help")
     assert out.returncode == 0 and "build" in out.stdout and "run" in out.stdout and "Exit status" in out.stdout
     assert run("--version").stdout.startswith("mqperf ")
+    text = " ".join(run("run", "--help").stdout.split())
+    assert ".mqperf-report.json" in text and "files you added beside them stay" in text
+    assert "as `mqperf check` does" in text
 
 
 def test_list_shows_chapters_parameters_and_contract():
@@ -54,6 +57,8 @@ def test_run_writes_notebook_report_and_cards_only_into_out(tmp_path, reader_csv
     assert "mine" in html and "2800" in html  # the reader's series and parameter were used
     cards = list((out / "models").glob("*.json"))
     assert len(cards) == 1 and json.loads(cards[0].read_text())["fit"]["df_resid"] == 2
+    manifest = json.loads((out / ".mqperf-report.json").read_text())
+    assert sorted(manifest["files"]) == sorted(["kafka_task_scaling.html", "kafka_task_scaling.ipynb", f"models/{cards[0].name}"])
     # The book's own chapter and cards are untouched.
     assert (root / "chapters" / "kafka_task_scaling.ipynb").read_bytes() == chapter_before
     assert {p: p.stat().st_mtime_ns for p in (root / "models").glob("*.json")} == before
@@ -61,36 +66,37 @@ def test_run_writes_notebook_report_and_cards_only_into_out(tmp_path, reader_csv
 
 @pytest.mark.parametrize("text,fragment", [
     ("tasks,throughput\n1,10\n2,19\n3,27\n", "column 'rate_msg_s': required column is missing"),
-    ("tasks,rate_msg_s\n1,10\n2,n/a\n3,27\n", "column 'rate_msg_s', line 3: value has the wrong type"),
-    ("tasks,rate_msg_s\n0,10\n2,19\n3,27\n", "column 'tasks', line 2: value breaks a constraint"),
-    ("tasks,rate_msg_s\n-1,10\n2,19\n3,27\n", "column 'tasks', line 2: value breaks a constraint"),
+    ("tasks,rate_msg_s\n1,10\n2,n/a\n3,27\n", "column 'rate_msg_s', line 3: expected a number, found 'n/a'"),
+    ("tasks,rate_msg_s\n0,10\n2,19\n3,27\n", "column 'tasks', line 2: must be at least 1, found '0'"),
+    ("tasks,rate_msg_s\n-1,10\n2,19\n3,27\n", "column 'tasks', line 2: must be at least 1, found '-1'"),
     ("tasks,rate_msg_s\n4,10\n4,11\n", "no series has enough points"),
 ])
 def test_bad_reader_data_one_line_exit_2_and_out_untouched(tmp_path, text, fragment):
     src = tmp_path / "bad.csv"
     src.write_text(text)
     out = tmp_path / "report"
-    out.mkdir()
-    (out / "keep.txt").write_text("an earlier report")
     res = run("run", "kafka_task_scaling", "--data", str(src), "--out", str(out))
     assert res.returncode == 2, (res.returncode, res.stderr)
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], res.stderr
     assert "Traceback" not in res.stderr + res.stdout
-    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report")], "staging folder left behind"
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"], "staging folder left behind"
 
 
 def test_unknown_chapter_and_parameter(tmp_path, reader_csv):
     res = run("run", "nope", "--data", str(reader_csv), "--out", str(tmp_path / "o"))
     assert res.returncode == 2 and "no chapter named 'nope'" in res.stderr
     res = run("run", "kafka_task_scaling", "--data", str(reader_csv), "-p", "colour", "red", "--out", str(tmp_path / "o"))
-    assert res.returncode == 2 and "has no parameter 'colour'" in res.stderr
+    assert res.returncode == 2 and "'colour': chapter 'kafka_task_scaling' has no such parameter" in res.stderr
     assert not (tmp_path / "o").exists()
 
 
 def test_check_command(tmp_path, reader_csv):
-    assert run("check", str(reader_csv), "--contract", "kafka_task_scaling").returncode == 0
+    res = run("check", str(reader_csv), "--contract", "kafka_task_scaling")
+    assert res.returncode == 0 and "ok against chapter kafka_task_scaling" in res.stdout and "5 rows" in res.stdout
+    res = run("check", str(reader_csv), "--contract", "task_scaling")
+    assert res.returncode == 0 and "ok against contract task_scaling" in res.stdout
     bad = tmp_path / "bad.csv"
     bad.write_text("tasks\n1\n")
     res = run("check", str(bad), "--contract", "task_scaling")

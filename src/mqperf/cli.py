@@ -1,31 +1,42 @@
 """The ``mqperf`` command: build the book, list chapters, run a chapter on a reader's data.
 
 This layer only parses arguments, prints, and maps errors to exit statuses:
-0 success; 1 a chapter or the HTML build failed; 2 bad input (a data file, a parameter,
-a model the data cannot support, an unknown chapter), reported on one line.
+0 success; 1 a chapter or the HTML build failed, or a defect of ours (one line, and the
+traceback in a log file whose path the line gives); 2 bad input (a data file, a parameter,
+an output folder, a model the data cannot support, an unknown chapter), on one line;
+128 + N when signal N (SIGINT, SIGTERM) interrupted a run. No traceback reaches the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
+import traceback
+from datetime import datetime, timezone
 from pathlib import Path
 
-import yaml
-
 from mqperf import __version__
-from mqperf.errors import DataError, ModelError, MQPerfError
+from mqperf.errors import MQPerfError, shorten
+from mqperf.publish.outdir import Interrupted, signals_as_exceptions
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line too (exit 2), pointing at --help."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"error: {shorten(message, 200)} (see `{self.prog} --help`)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mqperf",
         description="The MQ Performance Book: build it, list its chapters, re-run a chapter on your data.",
         epilog="Exit status: 0 ok, 1 a chapter or the HTML build failed, 2 bad input (bad data, a model the data cannot support, an unknown chapter or parameter).",
@@ -49,45 +60,109 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="execute one chapter on your data into DIR (notebook + offline HTML report)",
                        description="Execute CHAPTER with --data FILE into DIR: DIR/CHAPTER.ipynb, DIR/CHAPTER.html "
-                                   "(standalone, works offline) and DIR/models/*.json. FILE is checked against the "
-                                   "chapter's data contract first (see `mqperf list`). Never touches chapters/, "
-                                   "models/ or _build/; on failure DIR is left as it was.")
+                                   "(standalone, works offline), DIR/models/*.json and DIR/.mqperf-report.json (the "
+                                   "list of the report's files). FILE and every -p value are checked first, as "
+                                   "`mqperf check` does, before any kernel starts.",
+                       epilog="DIR rules: a new or empty folder is created and filled; a folder holding an earlier "
+                              "mqperf report gets exactly that report's files replaced (files you added beside "
+                              "them stay); a folder holding anything else is refused, as are the book's own "
+                              "folders, a folder holding FILE, and a read-only folder. The report is built beside "
+                              "DIR and swapped in at the end, so an interrupted or failed run leaves DIR as it was. "
+                              "Exit status: 0 ok, 1 the chapter failed, 2 bad input (data, parameter, DIR).")
     r.add_argument("chapter", metavar="CHAPTER", help="chapter name as `mqperf list` shows it")
-    r.add_argument("--data", required=True, metavar="FILE", help="your CSV file")
+    r.add_argument("--data", required=True, metavar="FILE", help="your CSV file (comma-separated, UTF-8)")
     r.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                   help="set a chapter parameter (VALUE read as YAML: 5 is a number, abc a string)")
-    r.add_argument("--out", required=True, metavar="DIR", help="output folder (created; replaced on success)")
+                   help="set a chapter parameter; `mqperf list` shows each one's type and allowed range")
+    r.add_argument("--out", required=True, metavar="DIR",
+                   help="output folder: new, empty, or holding an earlier mqperf report (see below)")
     r.add_argument("--quiet", "-q", action="store_true", help="print only errors")
 
-    v = sub.add_parser("check", help="validate a data file against a chapter's contract or a dataset's schema")
+    v = sub.add_parser("check", help="validate a data file as `mqperf run` would, without running anything",
+                       description="Validate FILE. Given a chapter name, run the same checks `mqperf run` makes "
+                                   "before starting a kernel (the chapter's contract and what its models need, "
+                                   "with the chapter's default parameters); given a contract or dataset name, "
+                                   "check the columns, types and ranges only. Prints what was checked and the row "
+                                   "count; bad input is one line naming file, column and line, exit status 2.")
     v.add_argument("file", metavar="FILE")
     v.add_argument("--contract", required=True, help="chapter name, contract name or dataset name")
+    v.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                   help="with a chapter name: a parameter as `mqperf run` would take it (checked the same way)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; return its exit status. Never lets a traceback reach the terminal."""
     args = _parser().parse_args(argv)
+    commands = {"build": _build, "list": _list, "run": _run, "check": _check}
+    # run and check: SIGTERM too unwinds through every `finally`, so no staging folder stays.
+    # (build keeps default signal handling: its worker processes inherit handlers.)
+    guard = signals_as_exceptions() if args.command in ("run", "check") else contextlib.nullcontext()
     try:
-        if args.command == "build":
-            return _build(args)
-        if args.command == "list":
-            return _list(args)
-        if args.command == "run":
-            return _run(args)
-        if args.command == "check":
-            return _check(args)
-    except (DataError, ModelError, MQPerfError, LookupError) as exc:
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        with guard:
+            return commands[args.command](args)
+    except (MQPerfError, LookupError) as exc:
+        _say_error(_one_line(exc))
         return EXIT_BAD_INPUT
+    except Interrupted as exc:
+        _say_error(f"interrupted ({exc})")
+        return 128 + exc.signum
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _say_error("interrupted")
         return 130
-    return EXIT_FAILED
+    except BrokenPipeError:
+        # The reader piped the output into something that stopped reading (`| head`): not an
+        # error. Point stdout at /dev/null so the interpreter's final flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as exc:  # a defect of ours: one line here, the traceback in a log file
+        log = _write_log(exc)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            _say_error(f"no space left on the device: {_one_line(exc)}; nothing was published (details in {log})")
+            return EXIT_FAILED
+        _say_error(f"internal error: {type(exc).__name__}: {_one_line(exc)} (details in {log})")
+        return EXIT_FAILED
 
 
-def _one_line(exc: BaseException) -> str:
+def _say_error(text: str) -> None:
+    print(f"error: {text}", file=sys.stderr)
+
+
+# A line longer than this is cut word by word: a message may quote a reader's text that
+# no helper shortened (an analysis error naming a 100,000-character series, say).
+_LINE_LIMIT = 400
+
+
+def _one_line(exc) -> str:
     text = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
-    return " ".join(str(text).split())
+    line = " ".join(str(text).split())
+    if len(line) > _LINE_LIMIT:
+        line = " ".join(shorten(word, 80) for word in line.split(" "))
+    return shorten(line, _LINE_LIMIT + 100)
+
+
+def _log_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for folder in (Path(base) / "mqperf" / "logs", Path(tempfile.gettempdir()) / "mqperf-logs"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if os.access(folder, os.W_OK):
+                return folder
+        except OSError:
+            continue
+    return Path(tempfile.gettempdir())
+
+
+def _write_log(exc: BaseException, extra: str = "") -> Path:
+    """Write the traceback of a defect (and ``extra``, e.g. a kernel's stderr) to a new log file."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = _log_dir() / f"mqperf-{stamp}-{os.getpid()}.log"
+    text = (f"mqperf {__version__}, python {sys.version.split()[0]}, argv {sys.argv!r}\n"
+            + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)) + extra)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError:
+        return Path("(no log: could not write one)")
+    return path
 
 
 def _build(args) -> int:
@@ -102,116 +177,166 @@ def _build(args) -> int:
 
 
 def _list(args) -> int:
-    from mqperf import book
+    """Chapters, their data contract and their declared parameters (types, ranges, defaults)."""
+    from mqperf import book, parameters
     from mqperf.contracts import describe
 
     chapters = book.discover()
     if args.json:
-        print(json.dumps([{"name": c.name, "title": c.title, "contract": c.contract, "parameters": c.parameters}
-                          for c in chapters], indent=2, default=str))
+        print(json.dumps([{"name": c.name, "title": c.title, "contract": c.contract, "data_parameter": c.data_parameter,
+                           "parameters": parameters.describe(c.name)} for c in chapters], indent=2, default=str))
         return EXIT_OK
     for c in chapters:
         print(f"{c.name}  {c.title}")
         if c.contract:
-            print(f"  data ({c.data_parameter}): {describe(c.contract)}")
-        for name, p in c.parameters.items():
-            note = f"  # {p['help']}" if p.get("help") else ""
-            print(f"  -p {name} {p['default']}{note}")
+            print(f"  --data FILE ({c.data_parameter}): {describe(c.contract)}")
+        for p in parameters.describe(c.name):
+            if p["name"] == c.data_parameter:
+                continue
+            unit = f" {p['unit']}" if p.get("unit") else ""
+            run = f"; mqperf run: {json.dumps(p['run_default'])}" if p["run_default"] != p["default"] else ""
+            print(f"  -p {p['name']} {json.dumps(p['default'])}  ({p['type']}{unit}: {p['range']}{run})")
+            print(f"       {p['help']}")
         print()
     return EXIT_OK
 
 
-def _contract_for(name: str) -> str:
-    from mqperf import book
+def _check(args) -> int:
+    """Validate FILE exactly as `mqperf run` would before starting a kernel."""
+    from mqperf import book, chapters, data, parameters
     from mqperf.contracts import CONTRACTS
 
-    if name in CONTRACTS:
-        return name
-    try:
-        chapter = book.find(name)
-    except LookupError:
-        return name  # a dataset name; load() says if it is unknown
-    if not chapter.contract:
-        raise MQPerfError(f"chapter '{name}' takes no reader data")
-    return chapter.contract
-
-
-def _check(args) -> int:
-    from mqperf import data
-
-    frame = data.load(args.file, contract=_contract_for(args.contract))
-    print(f"{args.file}: ok ({len(frame)} rows, columns: {', '.join(frame.columns)})")
+    name = args.contract
+    chapter = None
+    if name not in CONTRACTS:
+        try:
+            chapter = book.find(name)
+        except LookupError:
+            pass  # a dataset name; load() says if it is unknown
+    if chapter is None and args.parameter:
+        raise MQPerfError("-p needs a chapter name in --contract (contracts and datasets take no parameters)")
+    if chapter is not None:
+        if not chapter.contract:
+            raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
+        given = parameters.parse_cli(chapter.name, [tuple(p) for p in args.parameter])
+        params = _chapter_params(chapter, given, Path(args.file))
+        # The file as read (preflight may return it aggregated); a second load is cheap
+        # next to the fits, and fails with the very line preflight would.
+        frame = data.load(args.file, contract=chapter.contract)
+        used = chapters.preflight(chapter.name, args.file, params)
+        what = (f"chapter {chapter.name} (contract {chapter.contract}, "
+                f"{'parameters as given' if given else 'default parameters'})")
+    else:
+        frame = used = data.load(args.file, contract=name)
+        what = f"{'contract' if name in CONTRACTS else 'dataset'} {name}"
+    summary = f": {len(frame)} rows; columns: {', '.join(shorten(c, 40) for c in frame.columns)}"
+    if hasattr(used, "columns") and len(used) < len(frame):
+        summary += f"; the chapter averages them into {len(used)} points, one per setting"
+    print(f"{args.file}: ok against {what}{summary}")
     return EXIT_OK
 
 
+def _chapter_params(chapter, given: dict, source: Path) -> dict:
+    """The parameters a run passes to the notebook: reader defaults, then -p values, then the data file."""
+    params = dict(chapter.meta.get("reader_parameters", {}))
+    params.update(given)
+    params[chapter.data_parameter] = str(source.resolve())
+    return params
+
+
 def _run(args) -> int:
-    from mqperf import book, data, report
+    from mqperf import parameters
+
+    # Parameters first: their declarations import nothing heavy, so a bad -p (or an unknown
+    # chapter) is answered before the notebooks are even read.
+    given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
+
+    from mqperf import book, chapters
+    from mqperf.publish import outdir
 
     chapter = book.find(args.chapter)
     if not chapter.contract or not chapter.data_parameter:
         raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
     source = Path(args.data)
-    data.load(source, contract=chapter.contract)  # fail fast, before any kernel starts
+    params = _chapter_params(chapter, given, source)
+    # Everything below, up to the kernel, takes well under a second: bad input never waits.
+    outdir.recover(args.out)
+    data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
+    target = outdir.inspect(args.out, data_files=[source, *data_files])
+    chapters.preflight(chapter.name, source, params)
 
-    params = dict(chapter.meta.get("reader_parameters", {}))
-    for name, value in args.parameter:
-        if name not in chapter.parameters:
-            raise MQPerfError(f"chapter '{chapter.name}' has no parameter '{name}' (has: {', '.join(chapter.parameters)})")
-        params[name] = yaml.safe_load(value)
-    params[chapter.data_parameter] = str(source.resolve())
-
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise MQPerfError(f"{out}: exists and is not a folder")
-    out.parent.mkdir(parents=True, exist_ok=True)
     say = (lambda *_: None) if args.quiet else print
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the report folder should not be
-    try:
-        params["cards_dir"] = str((staging / "models").resolve())
+    start = time.perf_counter()
+    with outdir.staging(target) as stage:
+        params["cards_dir"] = str(stage / "models")
         say(f"mqperf run: {chapter.name} on {source} ...")
-        start = time.perf_counter()
-        nb_path = staging / f"{chapter.name}.ipynb"
-        try:
-            book.execute_notebook(chapter.path, nb_path, parameters=params, cwd=chapter.path.parent)
-        except Exception as exc:
-            return _execution_error(exc)
+        nb_path = stage / f"{chapter.name}.ipynb"
+        status = _execute(chapter, nb_path, params)
+        if status != EXIT_OK:
+            return status
         import nbformat
+
+        from mqperf import report
 
         nb = nbformat.read(nb_path, as_version=4)
         book.normalise(nb)
         nbformat.write(nb, nb_path)
-        report.write_report(nb_path, staging / f"{chapter.name}.html", title=chapter.title,
+        report.write_report(nb_path, stage / f"{chapter.name}.html", title=chapter.title,
                             subtitle=f"{chapter.title}: run on {source.name} with mqperf {__version__}")
-        _replace_dir(staging, out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        outdir.publish(stage, target, chapter=chapter.name, version=__version__, data=source.name)
+    out = target.path
     say(f"  executed in {time.perf_counter() - start:.1f} s")
     say(f"  report:   {out / (chapter.name + '.html')}")
     say(f"  notebook: {out / (chapter.name + '.ipynb')}")
     return EXIT_OK
 
 
-def _execution_error(exc: Exception) -> int:
-    ename, evalue = getattr(exc, "ename", None), getattr(exc, "evalue", None)
-    if ename in ("DataError", "ModelError", "MQPerfError"):
-        print(f"error: {_one_line(evalue)}", file=sys.stderr)
+def _execute(chapter, nb_path: Path, params: dict) -> int:
+    """Execute the chapter; a failure is one line (exit 2 for bad input, else 1 and a log)."""
+    from mqperf import book
+
+    # The kernel's own stderr (tracebacks of a dying kernel) goes to a file, never the terminal.
+    with tempfile.TemporaryFile() as captured:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            book.execute_notebook(chapter.path, nb_path, parameters=params, cwd=chapter.path.parent)
+            return EXIT_OK
+        except Exception as exc:
+            failure = exc
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        kernel_stderr = captured.read().decode("utf-8", "replace")
+    ename, evalue = getattr(failure, "ename", None), getattr(failure, "evalue", None)
+    if ename in _BAD_INPUT_ERRORS:
+        _say_error(_one_line(evalue))
         return EXIT_BAD_INPUT
-    detail = f"{ename}: {evalue}" if ename else f"{type(exc).__name__}: {exc}"
-    print(f"error: the chapter failed: {_one_line(detail)}", file=sys.stderr)
+    log = _write_log(failure, extra="\n--- kernel stderr ---\n" + kernel_stderr if kernel_stderr else "")
+    if isinstance(failure, OSError) and failure.errno in (errno.ENOSPC, errno.EDQUOT):
+        _say_error(f"no space left on the device while writing the report; nothing was published "
+                   f"(details in {log})")
+        return EXIT_FAILED
+    detail = f"{ename}: {evalue}" if ename else f"{type(failure).__name__}: {failure}"
+    _say_error(f"the chapter failed: {_one_line(detail)} (details in {log})")
     return EXIT_FAILED
 
 
-def _replace_dir(staging: Path, out: Path) -> None:
-    """Move the finished report into place; the old one goes only when the new one is ready."""
-    old = out.with_name(f".{out.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
-    if out.exists():
-        out.rename(old)
-    staging.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+def _error_names() -> set[str]:
+    from mqperf import errors
+
+    found, todo = set(), [errors.MQPerfError]
+    while todo:
+        cls = todo.pop()
+        found.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+_BAD_INPUT_ERRORS = _error_names()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""Publishing: put what a run produced where a reader asked, without losing their files."""
