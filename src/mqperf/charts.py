@@ -20,7 +20,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from mqperf.models._base import round_sig
+from mqperf.present import numbers
 
 CHART_DIGITS = 5
 MAX_ROWS = 5000
@@ -76,7 +76,7 @@ alt.renderers.enable("mqperf")
 
 
 def rounded(frame: pd.DataFrame, digits: int = CHART_DIGITS, columns=None) -> pd.DataFrame:
-    """Numeric columns rounded to ``digits`` significant digits (stable across machines).
+    """Numeric columns shown by the book's display rule (:mod:`mqperf.present.numbers`).
 
     ``columns`` keeps only those (the ones a chart encodes), so a page does not carry
     every column of a dataset.
@@ -86,10 +86,26 @@ def rounded(frame: pd.DataFrame, digits: int = CHART_DIGITS, columns=None) -> pd
     out = frame.copy()
     for col in out.columns:
         if pd.api.types.is_float_dtype(out[col]):
-            out[col] = [round_sig(v, digits) if pd.notna(v) else None for v in out[col]]
+            # One rule for tables and charts: noise relative to the column is 0, then rounded.
+            out[col] = [v if pd.notna(v) else None for v in numbers.round_column(out[col], digits)]
     if len(out) > MAX_ROWS:
         raise ValueError(f"{len(out)} rows to plot: aggregate before plotting (limit {MAX_ROWS})")
     return out
+
+
+SAMPLE_ROWS = 2000
+
+
+def sampled(frame: pd.DataFrame, limit: int = SAMPLE_ROWS, *, by=()) -> pd.DataFrame:
+    """At most ``limit`` rows of ``frame`` to draw, evenly spaced within each ``by`` group.
+
+    Deterministic (no random state), so a re-executed chapter draws the same points. A
+    chart of aggregated means never reaches the limit; this bounds what a chart carries
+    when a chapter draws raw rows, well below Altair's own 5,000-row refusal.
+    """
+    from mqperf.aggregate import sample
+
+    return sample(frame, limit, by=[c for c in by if c and c in frame])
 
 
 def fitted_curve(result, x_max: float | None = None, points: int = 60, x_min: float = 1.0) -> pd.DataFrame:
@@ -126,7 +142,7 @@ def measured_vs_fitted(
     )
     line = base_curves.mark_line().encode(x=alt.X("x:Q", title=x_title), y=alt.Y("fit:Q", title=y_title), color=colour)
     points = (
-        alt.Chart(rounded(measured, columns=[x, y, series, "basis"]))
+        alt.Chart(rounded(sampled(measured, by=[series]), columns=[x, y, series, "basis"]))
         .mark_point()
         .encode(
             x=xenc,
@@ -148,7 +164,7 @@ def measured_vs_fitted(
 def residuals(frame: pd.DataFrame, *, x: str, series: str = "series", x_title: str, title: str) -> alt.Chart:
     """Relative residuals (measured − fitted) / fitted, in percent, per series."""
     return (
-        alt.Chart(rounded(frame, columns=[x, "resid_pct", series]))
+        alt.Chart(rounded(sampled(frame, by=[series]), columns=[x, "resid_pct", series]))
         .mark_point()
         .encode(
             x=alt.X(f"{x}:Q", title=x_title),

@@ -12,10 +12,12 @@ import math
 
 import pandas as pd
 
-from mqperf.models._base import round_sig
+from mqperf.present import numbers
 
 
-def _fmt(value, digits: int) -> str:
+def _fmt(value, digits: int, scale: float | None = None) -> str:
+    """One cell as text; numbers by :func:`mqperf.present.numbers.format_number`, with
+    ``scale`` the largest magnitude of the cell's column (noise relative to it shows as 0)."""
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return "–"
     if isinstance(value, bool):
@@ -23,24 +25,25 @@ def _fmt(value, digits: int) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        if math.isinf(value):
-            return "∞" if value > 0 else "−∞"
-        v = round_sig(value, digits)
-        if float(v).is_integer() and abs(v) < 1e15:
-            return f"{int(v):,}"
-        return f"{v:,.{max(0, digits - 1 - int(math.floor(math.log10(abs(v)))))}f}".rstrip("0").rstrip(".")
+        return numbers.format_number(value, digits, scale=scale)
     return str(value)
 
 
 class Table:
-    def __init__(self, frame: pd.DataFrame, digits: int, caption: str | None):
+    def __init__(self, frame: pd.DataFrame, digits: int, caption: str | None, omitted: int = 0):
         self.frame = frame
         self.digits = digits
         self.caption = caption
+        self.omitted = omitted  # rows of the caller's frame not shown
+
+    def _more(self) -> str:
+        total = len(self.frame) + self.omitted
+        return f"… and {self.omitted:,} more row{'s' if self.omitted != 1 else ''} not shown ({total:,} in all)"
 
     def _cells(self):
+        scales = [numbers.column_scale(self.frame.iloc[:, j]) for j in range(self.frame.shape[1])]
         for row in self.frame.itertuples(index=False):
-            yield [_fmt(v.item() if hasattr(v, "item") else v, self.digits) for v in row]
+            yield [_fmt(v.item() if hasattr(v, "item") else v, self.digits, sc) for v, sc in zip(row, scales)]
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.frame.columns)
@@ -51,17 +54,67 @@ class Table:
             ) + "</tr>"
             for cells in self._cells()
         )
+        if self.omitted:
+            body += f'<tr class="more"><td class="text" colspan="{len(self.frame.columns)}">{html.escape(self._more())}</td></tr>'
         cap = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
         return f'<table class="mqperf-table">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
     def __repr__(self) -> str:
         rows = [list(map(str, self.frame.columns))] + list(self._cells())
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))] if rows[0] else []
-        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+        text = "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+        return text + ("\n" + self._more() if self.omitted else "")
 
 
-def show(frame: pd.DataFrame, *, digits: int = 5, caption: str | None = None, max_rows: int = 200) -> Table:
-    """A display table of ``frame``: numbers to ``digits`` significant digits, at most ``max_rows`` rows."""
+def show(frame: pd.DataFrame, *, digits: int = 5, caption: str | None = None, max_rows: int = 200,
+         head: int = 20) -> Table:
+    """A display table of ``frame``: numbers to ``digits`` significant digits.
+
+    A frame longer than ``max_rows`` never fails: its first ``head`` rows are shown, then
+    one line saying how many more rows there are. A long table is rarely read past its
+    first screen, and a report must stay small however large the reader's file.
+    """
+    omitted = 0
     if len(frame) > max_rows:
-        raise ValueError(f"{len(frame)} rows: aggregate before showing (limit {max_rows})")
-    return Table(frame.reset_index(drop=True), digits, caption)
+        shown = min(head, max_rows)
+        omitted = len(frame) - shown
+        frame = frame.head(shown)
+    return Table(frame.reset_index(drop=True), digits, caption, omitted)
+
+
+def as_table(frame: pd.DataFrame, *, digits: int = 5) -> Table:
+    """``show`` for a frame a chapter displays as it is: a meaningful index becomes columns."""
+    index = frame.index
+    plain = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+    if not plain:
+        frame = frame.reset_index()
+        if index.nlevels == 1 and index.name is None:
+            frame = frame.rename(columns={"index": ""})
+    if isinstance(frame.columns, pd.MultiIndex):
+        frame = frame.set_axis([" ".join(str(p) for p in c if str(p)) for c in frame.columns], axis=1)
+    return show(frame, digits=digits)
+
+
+def register_dataframe_display() -> None:
+    """Make a bare DataFrame in a notebook cell render through :func:`show` too.
+
+    Chapters that display a frame directly would otherwise get pandas' own rendering (full
+    float digits, index columns, ``NaN``), whose last digits differ between machines: one
+    display rule for every number means every table goes through here. Does nothing
+    outside IPython.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    formatters = shell.display_formatter.formatters
+    formatters["text/html"].for_type(pd.DataFrame, lambda frame: as_table(frame)._repr_html_())
+    formatters["text/plain"].for_type(pd.DataFrame, lambda frame, p, cycle: p.text(repr(as_table(frame))))
+    formatters["text/html"].for_type(pd.Series, lambda s: as_table(s.to_frame())._repr_html_())
+    formatters["text/plain"].for_type(pd.Series, lambda s, p, cycle: p.text(repr(as_table(s.to_frame()))))
+
+
+register_dataframe_display()

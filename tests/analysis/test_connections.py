@@ -117,11 +117,13 @@ def test_reader_file_with_one_factor(tmp_path):
     path = write(tmp_path, pd.DataFrame({"sharecnv": [0, 1, 0, 1], "listener": ["local"] * 4,
                                          "cpu_us": [500, 600, 520, 580], "tls": ["false"] * 4}))
     configs = cc.load_configurations(path)
+    # Repeated rows of a configuration are one observation: their mean, with the count kept.
+    assert list(configs["n"]) == [2, 2] and list(configs["cpu_us"]) == [510.0, 590.0]
     fits = cc.fit_basic(cc.basic_rows(configs))
     assert fits["interaction"][0] is None and "one factor" in fits["interaction"][1]
     add = fits["additive"][0]
     assert_allclose(add.params["C(sharecnv)[T.1]"], (600 + 580) / 2 - (500 + 520) / 2)
-    assert add.df_resid == 2
+    assert add.df_resid == 0 and add.exactly_identified
 
 
 def test_reader_file_missing_listener(tmp_path):

@@ -20,6 +20,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs
@@ -47,6 +48,14 @@ def load_configurations(source: str) -> pd.DataFrame:
     with TLS (or with CSQX511I/CSQX512I suppressed) is the BASIC cost plus the table's
     increment (basis ``derived``). A reader's CSV (``connection_costs`` contract) gives
     totals directly; ``tls`` and ``suppress_x511`` default to false.
+
+    Several rows of one configuration (one per measurement interval, or repeated runs)
+    are averaged to one row with ``n`` and ``cpu_us_sd`` (:func:`configurations`). The
+    regressions go through these means unweighted, one observation per configuration:
+    interval rows of one run are not independent repeats, and fitting them one by one
+    would shrink the intervals with the file's length rather than with the evidence. So
+    the degrees of freedom are those of the configurations, and the interaction model is
+    exactly identified with one mean per cell, as the module docstring describes.
     """
     if _is_path(source):
         frame = mqdata.load(source, contract="connection_costs").copy()
@@ -54,14 +63,25 @@ def load_configurations(source: str) -> pd.DataFrame:
             frame[col] = frame[col].fillna(False).astype(bool) if col in frame else False
         frame["basis"] = frame["basis"].fillna("measured").astype(str) if "basis" in frame else "measured"
         frame["listener"] = frame["listener"].astype(str).str.strip().str.lower()
-        out = frame
+        out = configurations(frame)
     elif source == BOOK_COSTS:
         out = _book_configurations(mqdata.load(source))
     else:
         raise ModelError(f"{source!r}: give the book's {BOOK_COSTS!r} or a CSV with sharecnv, listener, cpu_us")
     out = out.astype({"sharecnv": "int64"})
     out["cpu_us"] = out["cpu_us"].astype(float)
-    return out[["sharecnv", "listener", "tls", "suppress_x511", "cpu_us", "basis"]].reset_index(drop=True)
+    spread = [c for c in (aggregate.COUNT, aggregate.sd_column("cpu_us")) if c in out]
+    return out[["sharecnv", "listener", "tls", "suppress_x511", "cpu_us", *spread, "basis"]].reset_index(drop=True)
+
+
+def configurations(configs: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration: the mean cost, with ``n`` and ``cpu_us_sd`` where rows repeat."""
+    return aggregate.means(configs, ["sharecnv", "listener", "tls", "suppress_x511", "basis"], ["cpu_us"]).reset_index(drop=True)
+
+
+def aggregation_note(configs: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many rows were averaged into how many configurations; nothing if none were."""
+    return aggregate.Note(aggregate.note(configurations(configs), per="configuration", value="cpu_us"))
 
 
 def _book_configurations(frame: pd.DataFrame) -> pd.DataFrame:
@@ -146,8 +166,10 @@ def parameter_table(fits: dict) -> pd.DataFrame:
 
 
 def fitted_table(fits: dict, basic: pd.DataFrame) -> pd.DataFrame:
-    """Measured cost of each cell beside each model's fitted value and residual."""
-    out = basic[list(FACTORS) + ["cpu_us"]].rename(columns={"cpu_us": "measured_us"}).copy()
+    """Measured cost of each cell (its mean, with n and sd where rows repeat) beside each model's fitted value and residual."""
+    basic = configurations(basic)
+    spread = [c for c in (aggregate.COUNT, aggregate.sd_column("cpu_us")) if c in basic]
+    out = basic[list(FACTORS) + ["cpu_us", *spread]].rename(columns={"cpu_us": "measured_us"}).copy()
     for kind, (res, _) in fits.items():
         if res is not None:
             fitted = res.predict(basic[list(FACTORS)])
@@ -158,17 +180,26 @@ def fitted_table(fits: dict, basic: pd.DataFrame) -> pd.DataFrame:
 
 
 def leave_one_cell_out(basic: pd.DataFrame) -> pd.DataFrame:
-    """Fit the additive model without each cell and predict it (the interaction needs every cell)."""
+    """Fit the additive model without each cell and predict it (the interaction needs every cell).
+
+    A cell is one SHARECNV and listener: all its rows are held out together, and the
+    prediction is compared with their mean.
+    """
     factors = varying_factors(basic)
     rows = []
-    for i in basic.index:
-        rest, held = basic.drop(index=i), basic.loc[[i]]
+    cell = basic.groupby(list(FACTORS), sort=False).ngroup()
+    for i in range(int(cell.max()) + 1 if len(cell) else 0):
+        rest, held = basic[cell != i], basic[cell == i]
+        # A level seen only in the held-out cell has no coefficient in the other cells' fit.
+        unseen = [f"{f} {held[f].iloc[0]}" for f in factors if held[f].iloc[0] not in set(rest[f])]
         try:
+            if unseen:
+                raise ModelError(f"no other cell has {' or '.join(unseen)}: nothing to predict it from")
             res = costs.fit(rest, costs.additive_formula("cpu_us", factors))
-            pred, note = float(res.predict(held[list(FACTORS)])[0]), ""
+            pred, note = float(res.predict(held[list(FACTORS)].head(1))[0]), ""
         except ModelError as exc:
             pred, note = np.nan, str(exc)
-        measured = float(held["cpu_us"].iloc[0])
+        measured = float(held["cpu_us"].mean())
         rows.append({"sharecnv": int(held["sharecnv"].iloc[0]), "listener": held["listener"].iloc[0],
                      "measured_us": measured, "predicted_us": round_sig(pred, 5),
                      "error_pct": round_sig((pred - measured) / measured * 100, 3), "note": note})
@@ -224,7 +255,7 @@ def address_space_check(spaces: pd.DataFrame, basic: pd.DataFrame) -> pd.DataFra
         return pd.DataFrame()
     total = {"local": spaces["local_us"].sum(), "shared": spaces["shared_us"].sum()}
     rows = []
-    for r in basic.itertuples():
+    for r in configurations(basic).itertuples():
         if r.listener in total:
             rows.append({"sharecnv": r.sharecnv, "listener": r.listener, "table_us": r.cpu_us,
                          "address_spaces_us": total[r.listener],
@@ -264,7 +295,8 @@ def load_blocked(source: str | None) -> pd.DataFrame:
 
 def blocked_table(blocked: pd.DataFrame, basic: pd.DataFrame, listener: str = "local") -> pd.DataFrame:
     """Each refusal's cost against a successful connection at the same SHARECNV (local listener)."""
-    ok = basic[basic["listener"] == listener].set_index("sharecnv")["cpu_us"]
+    # Replicated configurations (a reader's repeated rows) compare at their mean cost.
+    ok = basic[basic["listener"] == listener].groupby("sharecnv")["cpu_us"].mean()
     rows = []
     for r in blocked.itertuples():
         sharecnv = None if pd.isna(r.sharecnv) else int(r.sharecnv)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs, polling
@@ -69,7 +70,14 @@ class PollingInputs:
 # -- idle CPU -----------------------------------------------------------------------------------
 
 def load_idle(source: str) -> pd.DataFrame:
-    """Rows (series, tasks, cpu_s_per_hour, basis): the book's idle connector CPU or a reader's CSV."""
+    """Rows (series, tasks, cpu_s_per_hour, basis): the book's idle connector CPU or a reader's CSV.
+
+    Several rows per series and tasks value (one per measurement interval) are averaged to
+    one point with ``n`` and ``cpu_s_per_hour_sd`` (:func:`mqperf.aggregate.means`). The
+    line is fitted through the means unweighted: each tasks value is one experiment, so
+    the degrees of freedom (and whether the line is exactly identified) come from the
+    distinct tasks values, not the rows.
+    """
     if _is_path(source):
         frame = mqdata.load(source, contract=CONTRACT)
         if "connector" in frame and "series" in frame:
@@ -91,7 +99,12 @@ def load_idle(source: str) -> pd.DataFrame:
         "cpu_s_per_hour": frame["cpu_s_per_hour"].astype(float).to_numpy(),
         "basis": np.asarray(basis if isinstance(basis, str) else basis.to_numpy(), dtype=object),
     })
-    return out
+    return aggregate.means(out, ["series", "basis", "tasks"], ["cpu_s_per_hour"])
+
+
+def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many rows were averaged into how many points; nothing if none were."""
+    return aggregate.Note(aggregate.note(points, per="series and tasks value", value="cpu_s_per_hour"))
 
 
 def fit_idle(points: pd.DataFrame, *, data_name: str | None = None, data_hash: str | None = None) -> list[IdleFit]:
@@ -312,7 +325,10 @@ def _find(fits: list[IdleFit], series: str) -> IdleFit:
     for f in fitted:
         if f.series.startswith(series):
             return f
-    raise ModelError(f"no fitted series named {series!r} (fitted: {', '.join(f.series for f in fitted)})")
+    if len(fitted) == 1:  # one series (e.g. a file without a connector column): nothing to choose
+        return fitted[0]
+    raise ModelError(f"no fitted series named {series!r} (fitted: {', '.join(f.series for f in fitted)}); "
+                     "choose one with -p plan_connector")
 
 
 def plan_idle(fits: list[IdleFit], inputs: PollingInputs, *, series: str, connectors: int, tasks: int) -> pd.DataFrame:

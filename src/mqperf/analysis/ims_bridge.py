@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf import charts
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 from mqperf.data import is_path as _is_path
@@ -61,13 +62,23 @@ def tuning_table(source: str = "ims_bridge_tuning") -> pd.DataFrame:
 
 
 def load_points(source: str) -> pd.DataFrame:
-    """Rates with a readable series, the CPUs varied (``cpus``: LPAR 1 for the book's data)."""
+    """Rates with a readable series, the CPUs varied (``cpus``: LPAR 1 for the book's data).
+
+    Several rows of a reader's file per series and CPU count (one per measurement
+    interval) are averaged to one point with ``n`` and ``rate_tps_sd``
+    (:func:`mqperf.aggregate.means`); the scaling fits go through these means unweighted,
+    so their degrees of freedom are the distinct CPU counts, not the rows.
+    """
     if _is_path(source):
         frame = mqdata.load(source, contract="ims_cpu_scaling")
+        frame = aggregate.means(frame, [c for c in ("series", "basis", "cpus") if c in frame], ["rate_tps"])
         out = pd.DataFrame({"series": frame["series"].astype(str) if "series" in frame else "your data",
                             "cpus": frame["cpus"].astype(int), "cpu_config": frame["cpus"].astype(str),
                             "rate_tps": frame["rate_tps"].astype(float),
                             "basis": frame["basis"].astype(str) if "basis" in frame else "measured"})
+        for col in (aggregate.COUNT, aggregate.sd_column("rate_tps")):
+            if col in frame:
+                out[col] = frame[col]
         return out.reset_index(drop=True)
     frame = mqdata.load(source)
     rates = frame[frame["metric"] == "transaction_rate"].copy()
@@ -80,6 +91,11 @@ def load_points(source: str) -> pd.DataFrame:
         rows.append({"series": f"IMS V{r.ims_version} {r.tuning}", "cpus": int(r.lpar1_cps), "cpu_config": r.cpu_config,
                      "rate_tps": float(tps), "basis": basis})
     return pd.DataFrame(rows)
+
+
+def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many rows were averaged into how many points; nothing if none were."""
+    return aggregate.Note(aggregate.note(points, per="series and CPU count", value="rate_tps"))
 
 
 def load_cf(source: str) -> dict | None:

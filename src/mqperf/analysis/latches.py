@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import contention, queueing
@@ -45,10 +46,17 @@ def load_cpu_runs(source: str) -> pd.DataFrame:
     ``source`` is the book's ``kafka_cpu_experiment`` (long format, one metric per row;
     the rates come from ``kafka_task_scaling``) or a reader's CSV checked against the
     ``cpu_sufficiency`` contract.
+
+    A reader's file may hold one row per RMF interval: rows with the same label (or, with
+    no label, the same CPU count) are one run, averaged with ``n`` and the standard
+    deviations kept (:func:`mqperf.aggregate.means`). M/M/c and the load factor are then
+    evaluated on the run's average busy and sufficient shares, as RMF reports a run; the
+    per-run calibration stays exactly identified (one run, one parameter).
     """
     if _is_path(source):
         frame = mqdata.load(source, contract="cpu_sufficiency")
-        runs = frame.copy()
+        keys = [c for c in ("label", "gp_cpus") if c in frame]
+        runs = aggregate.means(frame, keys, ["busy_pct", "sufficient_pct", "rate_msg_s"]).copy()
         if "label" not in runs:
             runs["label"] = [f"{c} CPUs" for c in runs["gp_cpus"]]
         runs["label"] = runs["label"].fillna(pd.Series([f"{c} CPUs" for c in runs["gp_cpus"]], index=runs.index))
@@ -65,7 +73,15 @@ def load_cpu_runs(source: str) -> pd.DataFrame:
     runs["busy_cpus"] = runs["gp_cpus"] * runs["busy_pct"] / 100
     runs["cpu_us_per_msg"] = runs["busy_cpus"] / runs["rate_msg_s"] * 1e6
     cols = ["label", "gp_cpus", "busy_pct", "busy_cpus", "sufficient_pct", "rate_msg_s", "cpu_us_per_msg"]
+    cols += [c for c in (aggregate.COUNT, aggregate.sd_column("busy_pct"), aggregate.sd_column("sufficient_pct")) if c in runs]
     return runs[cols].sort_values(["gp_cpus", "busy_pct"]).reset_index(drop=True)
+
+
+def aggregation_note(frame: pd.DataFrame) -> aggregate.Note:
+    """How many interval rows were averaged into how many runs (or latch times); nothing if none were."""
+    if "latch_s" in frame:
+        return aggregate.Note(aggregate.note(frame, per="latch, CPU count and tasks value", value="latch_s"))
+    return aggregate.Note(aggregate.note(frame, per="run (label, or CPU count)", value="busy_pct and sufficient_pct"))
 
 
 def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -257,7 +273,9 @@ def load_latches(source: str | None) -> LatchData:
         return LatchData(empty_t, empty_g, empty_c, None)
     if _is_path(source):
         frame = mqdata.load(source, contract="latch_contention")
-        times = frame.copy()
+        # One mean wait per latch, CPU count and tasks value, as for the CPU runs above.
+        keys = [c for c in ("latch", "gp_cpus", "basis", "tasks") if c in frame]
+        times = aggregate.means(frame, keys, ["latch_s"]).copy()
         if "latch" not in times:
             times["latch"] = "your latch"
         times["latch"] = times["latch"].fillna("your latch").astype(str)
@@ -268,7 +286,8 @@ def load_latches(source: str | None) -> LatchData:
         else:
             times["gp_cpus"] = pd.NA
         times["basis"] = times["basis"].fillna("measured") if "basis" in times else "measured"
-        return LatchData(times[empty_t.columns].reset_index(drop=True), empty_g, empty_c, None)
+        spread = [c for c in (aggregate.COUNT, aggregate.sd_column("latch_s")) if c in times]
+        return LatchData(times[[*empty_t.columns, *spread]].reset_index(drop=True), empty_g, empty_c, None)
     if source != BOOK_LATCH_DATA:
         raise ModelError(f"{source!r}: give the book's {BOOK_LATCH_DATA!r} or a CSV with tasks, latch_s")
     frame = mqdata.load(source)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf import charts
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 from mqperf.data import is_path as _is_path
@@ -46,11 +47,27 @@ CONFIG_LABELS = {"nativeha_odf": "NativeHA QM on ODF (test 1)", "single_resilien
 
 # -- amqsrua --------------------------------------------------------------------------------------
 
+MAX_PUBLICATIONS = 20  # a reader's publications shown one by one; more are averaged
+AVERAGED = ("write_latency_us", "write_size_bytes", "physical_bytes_s", "logical_bytes_s")
+
+
 def load_log_stats(source: str) -> pd.DataFrame:
-    """One row per amqsrua publication: series, interval_s, write_latency_us, write_size_bytes,
-    physical_bytes_s, logical_bytes_s (NaN where not given)."""
+    """One row per amqsrua publication (or series): series, interval_s, write_latency_us,
+    write_size_bytes, physical_bytes_s, logical_bytes_s (NaN where not given).
+
+    A reader's file holds one row per publication. Rows with the same ``series`` are one
+    configuration and are averaged to one row with ``n`` and the standard deviations kept
+    (:func:`mqperf.aggregate.means`). Without a ``series`` column, up to
+    :data:`MAX_PUBLICATIONS` publications are shown one by one; a longer file is one
+    series, "your data", averaged likewise. The means are unweighted (amqsrua publishes at
+    a fixed interval, so equal weights are equal times); nothing here is fitted.
+    """
     if _is_path(source):
         frame = mqdata.load(source, contract="amqsrua_log")
+        if "series" not in frame and len(frame) > MAX_PUBLICATIONS:
+            frame = frame.assign(series="your data")
+        if "series" in frame:
+            frame = aggregate.means(frame, ["series"], ["interval_s", *AVERAGED])
         out = pd.DataFrame({
             "series": frame["series"].astype(str) if "series" in frame else [f"publication {i + 1}" for i in range(len(frame))],
             "interval_s": frame["interval_s"].astype(float) if "interval_s" in frame else np.nan,
@@ -59,6 +76,9 @@ def load_log_stats(source: str) -> pd.DataFrame:
             "physical_bytes_s": frame["physical_bytes_s"].astype(float),
             "logical_bytes_s": frame["logical_bytes_s"].astype(float) if "logical_bytes_s" in frame else np.nan,
         })
+        for col in (aggregate.COUNT, *map(aggregate.sd_column, AVERAGED)):
+            if col in frame:
+                out[col] = frame[col].to_numpy()
         return out.reset_index(drop=True)
     frame = mqdata.load(source)
     rows = []
@@ -74,6 +94,11 @@ def load_log_stats(source: str) -> pd.DataFrame:
             "logical_bytes_s": float(by.loc["Log - logical bytes written", "rate_bytes_s"]),
         })
     return pd.DataFrame(rows)
+
+
+def aggregation_note(stats: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many publications were averaged into how many rows; nothing if none were."""
+    return aggregate.Note(aggregate.note(stats, per="series", value="each figure"))
 
 
 def log_table(stats: pd.DataFrame) -> pd.DataFrame:

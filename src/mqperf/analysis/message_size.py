@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import latency_bandwidth as lb
@@ -47,9 +48,20 @@ def load_points(source: str) -> pd.DataFrame:
     ``source`` is a book dataset name (``kafka_message_size``) or a reader's CSV checked
     against the ``message_size`` contract. ``mb_s`` is computed from the rate and size;
     ``approx_mb_s`` is the value printed with the measurement when the file has one.
+
+    Several rows per series and size (one per measurement interval) are averaged to one
+    point per size, keeping ``n`` and ``rate_msg_s_sd`` (:func:`mqperf.aggregate.means`).
+    The fit goes through these means unweighted, so its degrees of freedom are the
+    distinct sizes: a size is one experiment, its intervals successive samples of one run.
     """
     frame = mqdata.load(source, contract=CONTRACT) if _is_path(source) else mqdata.load(source)
-    return label_series(frame)
+    keys = [c for c in ("connector", "series", "tasks", "basis", "msg_size_kb") if c in frame]
+    return label_series(aggregate.means(frame, keys, ["rate_msg_s", "approx_mb_s"]))
+
+
+def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many rows were averaged into how many points; nothing if none were."""
+    return aggregate.Note(aggregate.note(points, per="series and message size", value="rate_msg_s"))
 
 
 def label_series(frame: pd.DataFrame) -> pd.DataFrame:
@@ -79,7 +91,8 @@ def label_series(frame: pd.DataFrame) -> pd.DataFrame:
 
 def points_table(points: pd.DataFrame) -> pd.DataFrame:
     """The data as shown in the chapter: rates, computed and printed MB/s."""
-    table = points[["series", "msg_size_kb", "rate_msg_s", "mb_s", "approx_mb_s", "basis"]].copy()
+    spread = [c for c in (aggregate.COUNT, aggregate.sd_column("rate_msg_s")) if c in points]
+    table = points[["series", "msg_size_kb", "rate_msg_s", *spread, "mb_s", "approx_mb_s", "basis"]].copy()
     table["mb_s"] = table["mb_s"].map(lambda v: round_sig(v, 4))
     return table.rename(columns={"mb_s": "mb_s_computed", "approx_mb_s": "mb_s_printed"})
 

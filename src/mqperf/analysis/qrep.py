@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf import charts
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 from mqperf.data import is_path as _is_path
@@ -120,16 +121,26 @@ SCENARIO_COLUMNS = ["series", "rtt_ms", "tcp_window_bytes", "message_bytes", "ba
 
 def load_scenarios(source: str, *, defaults: dict) -> pd.DataFrame:
     """Scenario rows: a reader's file (missing optional columns take ``defaults``) or, for the
-    book's settings dataset, one row per recommended message size at the default RTT."""
+    book's settings dataset, one row per recommended message size at the default RTT.
+
+    Rows of a reader's file with the same series and settings (repeated measurements of one
+    channel) are one scenario: ``measured_mb_s`` is averaged, with ``n`` and
+    ``measured_mb_s_sd`` kept (:func:`mqperf.aggregate.means`). The batch fits go through
+    these means unweighted, so their degrees of freedom are the distinct batch sizes.
+    """
     if _is_path(source):
         frame = mqdata.load(source, contract="qrep_channel")
-        out = pd.DataFrame({"series": frame["series"].astype(str) if "series" in frame else
-                            [f"row {i + 1}" for i in range(len(frame))]})
+        out = pd.DataFrame({"series": frame["series"].astype(str)} if "series" in frame else {}, index=frame.index)
         for col in SCENARIO_COLUMNS[1:]:
             out[col] = frame[col].astype(float) if col in frame else float(defaults[col])
             out[col] = out[col].fillna(float(defaults[col]))
         if "measured_mb_s" in frame:
             out["measured_mb_s"] = frame["measured_mb_s"].astype(float)
+        keys = [c for c in SCENARIO_COLUMNS if c in out]
+        out = aggregate.means(out, keys, ["measured_mb_s"]).reset_index(drop=True)
+        if "series" not in out:
+            label = "scenario" if aggregate.aggregated(out) else "row"
+            out.insert(0, "series", [f"{label} {i + 1}" for i in range(len(out))])
         return out
     rec = recommended(load_settings(source))
     rows = []
@@ -138,6 +149,11 @@ def load_scenarios(source: str, *, defaults: dict) -> pd.DataFrame:
                         (f"{defaults['message_bytes'] / KB:g} KB messages (your size)", defaults["message_bytes"])):
         rows.append({"series": label, **{c: float(defaults[c]) for c in SCENARIO_COLUMNS[1:]}, "message_bytes": float(size)})
     return pd.DataFrame(rows).drop_duplicates(subset=["message_bytes"]).reset_index(drop=True)
+
+
+def aggregation_note(scenarios: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many rows were averaged into how many scenarios; nothing if none were."""
+    return aggregate.Note(aggregate.note(scenarios, per="series and channel settings", value="measured_mb_s"))
 
 
 def rtt_grid(*, windows_bytes, rtts_ms, link_mb_s: float) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import bottleneck, usl
@@ -38,9 +39,26 @@ class SeriesFit:
 
 
 def load_points(source: str, *, cpus: int | None = None) -> pd.DataFrame:
-    """Rows (series, tasks, rate_msg_s, basis) from a book dataset name or a reader's CSV."""
+    """Points (series, tasks, rate_msg_s, basis) from a book dataset name or a reader's CSV.
+
+    A file with several rows per series and tasks value (one per measurement interval) is
+    averaged to one point per value, with ``n`` and ``rate_msg_s_sd`` kept
+    (:func:`mqperf.aggregate.means`). The fits go through these means unweighted: the USL
+    describes the rate of a configuration, each tasks value is one experiment, and its
+    intervals are successive samples of one run rather than independent repeats. So a
+    series' degrees of freedom are its distinct tasks values (plus constraints), exactly as
+    for a file that lists one rate per value.
+    """
     frame = mqdata.load(source, contract="task_scaling") if mqdata.is_path(source) else mqdata.load(source)
+    # Average before labelling: string work on a million rows costs more than the means.
+    keys = [c for c in ("connector", "series", "gp_cpus", "basis", "tasks") if c in frame]
+    frame = aggregate.means(frame, keys, ["rate_msg_s"])
     return label_series(frame, cpus=cpus)
+
+
+def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many rows were averaged into how many points; nothing if none were."""
+    return aggregate.Note(aggregate.note(points, per="series and tasks value", value="rate_msg_s"))
 
 
 def label_series(frame: pd.DataFrame, *, cpus: int | None = None) -> pd.DataFrame:
@@ -62,7 +80,8 @@ def label_series(frame: pd.DataFrame, *, cpus: int | None = None) -> pd.DataFram
 
 def points_table(points: pd.DataFrame) -> pd.DataFrame:
     """The columns a reader recognises, those present in this file."""
-    return points[[c for c in ("series", "tasks", "gp_cpus", "rate_msg_s", "basis") if c in points]]
+    cols = ("series", "tasks", "gp_cpus", "rate_msg_s", aggregate.COUNT, aggregate.sd_column("rate_msg_s"), "basis")
+    return points[[c for c in cols if c in points]]
 
 
 def load_constraints(source: str | None, points: pd.DataFrame) -> pd.DataFrame:
@@ -182,7 +201,8 @@ def curves(fits: list[SeriesFit], *, x_max: float) -> pd.DataFrame:
             band = f.result.conf_band(grid)
             band["series"] = f.series
             parts.append(band)
-    return pd.concat(parts, ignore_index=True)
+    # No fitted series (e.g. only Amdahl fits were asked for): an empty frame, not a pandas error.
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["x", "fit", "lower", "upper", "series"])
 
 
 def sensitivity_band(points: pd.DataFrame, constraints: pd.DataFrame | None, *, x_max: float,
@@ -326,3 +346,49 @@ def cpu_at_rate(costs: str, rates: dict[str, float]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+
+
+def usl_fits(fits: list[SeriesFit]) -> list[SeriesFit]:
+    """The series fitted with the USL: the ones the curve and marginal-gain charts draw."""
+    return [f for f in fits if f.result is not None and f.model == "usl"]
+
+
+def curves_chart(points: pd.DataFrame, known: pd.DataFrame | None, fits: list[SeriesFit], *, max_tasks: int):
+    """Measured points with the USL curves, and the ±3 % "no gain" band where one applies.
+
+    A sentence instead of an empty chart when no series has a USL fit (two task counts give
+    Amdahl's law only, which has no turning point to draw).
+    """
+    from mqperf import charts
+
+    fitted = usl_fits(fits)
+    if not fitted:
+        return aggregate.Note("No series has three or more distinct task counts (or \"no gain\" statements), "
+                              "so there is no USL curve to draw.")
+    curve = curves(fitted, x_max=max_tasks)
+    band = sensitivity_band(points, known, x_max=max_tasks)
+    merged = curve.merge(band[["x", "series", "lower", "upper"]], on=["x", "series"], how="left",
+                         suffixes=("_ci", ""))
+    # The sensitivity band where a "no gain" statement pins the fit, else the confidence band.
+    merged["lower"] = merged["lower"].fillna(merged["lower_ci"])
+    merged["upper"] = merged["upper"].fillna(merged["upper_ci"])
+    shown = points[points["series"].isin([f.series for f in fitted])]
+    return charts.measured_vs_fitted(
+        shown, merged, x="tasks", y="rate_msg_s", x_title="connector tasks (tasks.max)",
+        y_title="messages per second", title="Measured rates and USL fits",
+    )
+
+
+def gains_chart(fits: list[SeriesFit], *, max_tasks: int):
+    """What each added task contributes by the USL fits; a sentence when there is none."""
+    from mqperf import charts
+
+    fitted = usl_fits(fits)
+    if not fitted:
+        return aggregate.Note("Without a USL fit there is no marginal gain per task to show.")
+    gains = pd.concat(
+        [marginal_table(f.result, max_tasks=max_tasks).assign(series=f.series) for f in fitted],
+        ignore_index=True,
+    ).dropna(subset=["gain_pct"])
+    return charts.bars(gains, x="tasks", y="gain_pct", colour="series", x_title="the task added (tasks.max)",
+                       y_title="throughput added by that task (%)", title="What one more task adds, by the USL fits")

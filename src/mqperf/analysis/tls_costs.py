@@ -21,11 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs, tls
 from mqperf.models._base import FitResult, round_sig
-from mqperf.models._nls import nls
+from mqperf.models._nls import NLSFit, nls
 from mqperf.data import is_path as _is_path
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 
@@ -57,10 +58,16 @@ def load_renegotiation(source: str) -> pd.DataFrame:
     """Rows message_size_bytes, sslrkeyc_bytes, cost_ratio, qualifier, basis.
 
     The book's ``tls_channel_costs`` keeps the ratios with renegotiation every 1MB; a
-    reader's CSV is checked against the ``tls_renegotiation`` contract.
+    reader's CSV is checked against the ``tls_renegotiation`` contract. Several rows of
+    one message size and SSLRKEYC (one per measurement interval) are averaged to one point
+    with ``n`` and ``cost_ratio_sd`` (:func:`mqperf.aggregate.means`); the model is fitted
+    through the means unweighted, so whether it is exactly identified, and its degrees of
+    freedom, depend on the distinct (size, SSLRKEYC) points, not on the rows.
     """
     if _is_path(source):
-        frame = mqdata.load(source, contract="tls_renegotiation").copy()
+        frame = mqdata.load(source, contract="tls_renegotiation")
+        keys = [c for c in ("basis", "message_size_bytes", "sslrkeyc_bytes") if c in frame]
+        frame = aggregate.means(frame, keys, ["cost_ratio"]).copy()
         frame["qualifier"] = ""
         frame["basis"] = frame["basis"].fillna("measured").astype(str) if "basis" in frame else "measured"
     elif source == BOOK_DATA:
@@ -78,6 +85,11 @@ def load_renegotiation(source: str) -> pd.DataFrame:
     frame["handshake_over_enc"] = [tls.handshake_cost_from_ratio(r, s, k) for r, s, k in
                                    zip(frame["cost_ratio"], frame["message_size_bytes"], frame["sslrkeyc_bytes"])]
     return frame.sort_values(["message_size_bytes", "sslrkeyc_bytes"]).reset_index(drop=True)
+
+
+def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many rows were averaged into how many points; nothing if none were."""
+    return aggregate.Note(aggregate.note(points, per="message size and SSLRKEYC", value="cost_ratio"))
 
 
 def _ratio_two(x, a, s0):
@@ -161,9 +173,14 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
              "SSLRKEYC below 32 KB counts as 32 KB, as MQ does"]
     if sizes.size >= 2 and y.size >= 2:
         h = (y - 1) * np.maximum(x[:, 1], tls.SSLRKEYC_FLOOR) / x[:, 0]
-        starts = [[max(h.max(), 1e-6), s0] for s0 in (1e3, 1e4, 1e5, 1e6, 1e7)]
-        sol = nls(_ratio_two, x, y, names=["a", "s0"], starts=starts, lower=[0.0, 1.0], upper=[np.inf, 1e15],
-                  label="the renegotiation model")
+        exact = tls.size_model_from_two(x[:, 0], x[:, 1], y) if y.size == 2 else None
+        if exact is not None and 1.0 <= exact[1] <= 1e15:
+            # Two ratios, two parameters: solved exactly, not left to an optimiser's tolerance.
+            sol = NLSFit(theta=np.array(exact), cov=None, at_bound=(), df_resid=0)
+        else:
+            starts = [[max(h.max(), 1e-6), s0] for s0 in (1e3, 1e4, 1e5, 1e6, 1e7)]
+            sol = nls(_ratio_two, x, y, names=["a", "s0"], starts=starts, lower=[0.0, 1.0], upper=[np.inf, 1e15],
+                      label="the renegotiation model")
         if sol.df_resid == 0:
             notes.append("exactly identified: two ratios for two parameters, so no standard errors or intervals")
         if "s0" in sol.at_bound:
@@ -197,7 +214,7 @@ def fit_from_frame(runs: pd.DataFrame, **kw) -> RenegotiationResult:
 
 def renegotiation_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Per measurement: renegotiations per message and H in units of that size's message cost."""
-    return pd.DataFrame({
+    table = pd.DataFrame({
         "message_size": [size_label(s) for s in runs["message_size_bytes"]],
         "sslrkeyc": [size_label(k) for k in runs["sslrkeyc_bytes"]],
         "cost_ratio": runs["cost_ratio"],
@@ -205,6 +222,10 @@ def renegotiation_table(runs: pd.DataFrame) -> pd.DataFrame:
         "renegotiations_per_msg": [round_sig(v, 4) for v in runs["renegotiations_per_msg"]],
         "H_over_enc_at_this_size": [round_sig(v, 4) for v in runs["handshake_over_enc"]],
     })
+    if aggregate.aggregated(runs):
+        table.insert(3, aggregate.COUNT, runs[aggregate.COUNT].to_numpy())
+        table.insert(4, aggregate.sd_column("cost_ratio"), runs[aggregate.sd_column("cost_ratio")].to_numpy())
+    return table
 
 
 def parameter_table(result: RenegotiationResult) -> pd.DataFrame:

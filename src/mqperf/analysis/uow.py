@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import DataError, ModelError
 from mqperf.models import batching
@@ -64,19 +65,29 @@ def load_throughput(source: str, *, b_put_commit: float | None = None) -> pd.Dat
     (putters committing every message, or every 100), each with the connector's messages
     per commit as the article states them (2-3, and 250). ``b_put_commit`` picks the value
     inside 2-3 (default: the middle). From a reader's CSV (``uow`` contract): every row
-    with its own ``msgs_per_commit``.
+    with its own ``msgs_per_commit``; several rows per series and value (one per
+    measurement interval) are averaged to one point with ``n`` and ``rate_msg_s_sd``
+    (:func:`mqperf.aggregate.means`). X(b) is fitted through the means unweighted: each
+    unit-of-work size is one experiment, so the degrees of freedom are the distinct sizes.
     """
     if _is_path(source):
         frame = mqdata.load(source, contract=CONTRACT)
+        keys = [c for c in ("series", "basis", "msgs_per_commit") if c in frame]
+        frame = aggregate.means(frame, keys, ["rate_msg_s"])
         series = frame["series"].astype(str) if "series" in frame else pd.Series("your data", index=frame.index)
         b = frame["msgs_per_commit"].astype(float)
+        averaged = aggregate.aggregated(frame)
         out = pd.DataFrame({
             "series": series.str.replace("_", " ", regex=False),
-            "point": [f"row {i + 2}" for i in range(len(frame))],
+            "point": [f"mean of {int(k):,} rows" for k in frame[aggregate.COUNT]] if averaged
+            else [f"row {i + 2}" for i in range(len(frame))],
             "msgs_per_commit": b, "b_low": b, "b_high": b,
             "rate_msg_s": frame["rate_msg_s"].astype(float),
             "basis": frame["basis"].fillna("measured").astype(str) if "basis" in frame else "measured",
         })
+        if averaged:
+            out[aggregate.COUNT] = frame[aggregate.COUNT].to_numpy()
+            out[aggregate.sd_column("rate_msg_s")] = frame[aggregate.sd_column("rate_msg_s")].to_numpy()
         return out.reset_index(drop=True)
     return _book_throughput(mqdata.load(source), b_put_commit)
 
@@ -143,11 +154,21 @@ def load_log_bytes(source: str, data: str | None = None) -> pd.DataFrame:
     else:
         frame = mqdata.load(source)
     op = frame["operation"].astype(str) if "operation" in frame else pd.Series("your data", index=frame.index)
-    return pd.DataFrame({
+    out = pd.DataFrame({
         "operation": op.to_numpy(),
         "msgs_per_commit": frame["msgs_per_commit"].astype(float).to_numpy(),
         "log_bytes_per_msg": frame["log_bytes_per_msg"].astype(float).to_numpy(),
     })
+    # Interval rows of a reader's file: one mean per operation and size, fitted unweighted
+    # (as the throughput points are; see load_throughput).
+    return aggregate.means(out, ["operation", "msgs_per_commit"], ["log_bytes_per_msg"])
+
+
+def aggregation_note(frame: pd.DataFrame) -> aggregate.Note:
+    """How many rows were averaged into how many points (throughput or log bytes); nothing if none were."""
+    if "rate_msg_s" in frame:
+        return aggregate.Note(aggregate.note(frame, per="series and messages-per-commit value", value="rate_msg_s"))
+    return aggregate.Note(aggregate.note(frame, per="operation and messages-per-commit value", value="log_bytes_per_msg"))
 
 
 # -- throughput ---------------------------------------------------------------------------------

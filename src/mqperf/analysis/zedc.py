@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf import charts
+from mqperf import aggregate
 from mqperf import data as mqdata
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 from mqperf.data import is_path as _is_path
@@ -45,7 +46,11 @@ def load_effects(source: str) -> pd.DataFrame:
     """Long table (size_kb, metric, pct, basis) from the book's dataset or a reader's CSV.
 
     A reader's file has one row per message size: ``message_size_bytes``,
-    ``qm_tcb_increase_pct`` and optionally ``peak_throughput_increase_pct``.
+    ``qm_tcb_increase_pct`` and optionally ``peak_throughput_increase_pct``. Several rows
+    of one size (one per measurement interval) are averaged to one value per effect and
+    size, with ``n`` and ``pct_sd`` (:func:`mqperf.aggregate.means`). The Hill curves go
+    through these means unweighted: each size is one experiment, so the fit's degrees of
+    freedom are the distinct sizes.
     """
     if _is_path(source):
         frame = mqdata.load(source, contract="zedc_size_effect")
@@ -58,12 +63,29 @@ def load_effects(source: str) -> pd.DataFrame:
         long = frame[frame["metric"].isin(list(METRICS)) & frame["message_size_bytes"].notna()].copy()
         long = long[["message_size_bytes", "metric", "pct", "basis"]]
     long = long.dropna(subset=["pct"])
+    if _is_path(source):
+        long = aggregate.means(long, ["metric", "basis", "message_size_bytes"], ["pct"])
     long["size_kb"] = long["message_size_bytes"].astype(float) / 1024
     long["effect"] = long["metric"].map(METRICS)
-    out = long[["size_kb", "metric", "effect", "pct", "basis"]].sort_values(["metric", "size_kb"], kind="stable")
+    spread = [c for c in (aggregate.COUNT, aggregate.sd_column("pct")) if c in long]
+    out = long[["size_kb", "metric", "effect", "pct", *spread, "basis"]].sort_values(["metric", "size_kb"], kind="stable")
     if out.empty:
         raise ModelError("no effect values: need qm_tcb_increase_pct (and optionally peak_throughput_increase_pct) by size")
     return out.reset_index(drop=True)
+
+
+def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
+    """The effects as the chapter shows them, with the count and spread where rows were averaged."""
+    return effects[[c for c in ("size_kb", "effect", "pct", aggregate.COUNT, aggregate.sd_column("pct"), "basis") if c in effects]]
+
+
+def aggregation_note(effects: pd.DataFrame) -> aggregate.Note:
+    """The sentence saying how many rows were averaged into how many values; nothing if none were."""
+    if not aggregate.aggregated(effects):
+        return aggregate.Note("")
+    # A file row carries both effects: its rows are the most any one effect averaged.
+    rows = int(effects.groupby("metric")[aggregate.COUNT].sum().max())
+    return aggregate.Note(aggregate.note(effects, per="effect and message size", value="pct", rows=rows))
 
 
 def fit_effects(effects: pd.DataFrame, *, data_name=None, data_hash=None) -> dict:
