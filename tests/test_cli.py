@@ -59,6 +59,9 @@ def test_run_writes_notebook_report_and_cards_only_into_out(tmp_path, reader_csv
     assert len(cards) == 1 and json.loads(cards[0].read_text())["fit"]["df_resid"] == 2
     manifest = json.loads((out / ".mqperf-report.json").read_text())
     assert sorted(manifest["files"]) == sorted(["kafka_task_scaling.html", "kafka_task_scaling.ipynb", f"models/{cards[0].name}"])
+    # The parameters name the report folder, not the staging folder that is gone by now.
+    notebook = (out / "kafka_task_scaling.ipynb").read_text()
+    assert f'cards_dir = \\"{(out / "models").resolve()}\\"' in notebook and ".mqperf-stage" not in notebook + html
     # The book's own chapter and cards are untouched.
     assert (root / "chapters" / "kafka_task_scaling.ipynb").read_bytes() == chapter_before
     assert {p: p.stat().st_mtime_ns for p in (root / "models").glob("*.json")} == before

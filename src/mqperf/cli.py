@@ -280,6 +280,7 @@ def _run(args) -> int:
 
         nb = nbformat.read(nb_path, as_version=4)
         book.normalise(nb)
+        _point_at_out(nb, stage, target.path)
         nbformat.write(nb, nb_path)
         report.write_report(nb_path, stage / f"{chapter.name}.html", title=chapter.title,
                             subtitle=f"{chapter.title}: run on {source.name} with mqperf {__version__}")
@@ -289,6 +290,13 @@ def _run(args) -> int:
     say(f"  report:   {out / (chapter.name + '.html')}")
     say(f"  notebook: {out / (chapter.name + '.ipynb')}")
     return EXIT_OK
+
+
+def _point_at_out(nb, stage: Path, out: Path) -> None:
+    """Name DIR, not the staging folder that is gone after the swap, in the injected parameters."""
+    for cell in nb.cells:
+        if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+            cell.source = cell.source.replace(str(stage), str(out))
 
 
 def _execute(chapter, nb_path: Path, params: dict) -> int:

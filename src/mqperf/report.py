@@ -7,10 +7,12 @@ chapter has formulas), so a reader can open it anywhere without a network.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import nbformat
 from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from mqperf import assets
 
@@ -26,13 +28,30 @@ th { background: #f0f0f0; }
 .meta { color: #666; font-size: 90%; }
 """
 
-_ROLE = __import__("re").compile(r"\{ref\}`([^`<]*?)\s*(?:<[^>]*>)?`")
+# MyST roles: {ref}`text <target>`, {doc}`text <target>`, {doc}`target`, {numref}, ...
+_ROLE = re.compile(r"\{(?:ref|doc|numref|eq|term|download)\}`([^`<]*?)\s*(?:<([^>]*)>)?`")
+
+
+def _role_text(match: re.Match) -> str:
+    # Cross-references point into the book, which a standalone report does not have: keep
+    # the words, drop the link.
+    return match.group(1).strip() or (match.group(2) or "").strip() or "(see the book)"
+
+
+def _math(content: str, options: dict) -> str:
+    # Delimited for MathJax, escaped for HTML; without this, CommonMark eats the backslashes
+    # and underscores of the TeX (B\,s/(s+s_{1/2}) came out as B,s/(s+s_1/2)).
+    if options.get("display_mode"):
+        return f"\\[{html.escape(content)}\\]"
+    return f"\\({html.escape(content)}\\)"
+
+
+# The same dollar-math rules as the book's MyST parser (dollarmath with its defaults).
+_MD = MarkdownIt("commonmark").enable("table").use(dollarmath_plugin, renderer=_math)
 
 
 def _markdown(source: str) -> str:
-    # MyST cross-references point into the book, which a standalone report does not have.
-    text = _ROLE.sub(lambda m: m.group(1).strip() or "(see the book)", source)
-    return MarkdownIt("commonmark").enable("table").render(text)
+    return _MD.render(_ROLE.sub(_role_text, source))
 
 
 def _output(out) -> str:
@@ -76,7 +95,7 @@ def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = ""
         mathjax = (assets.mathjax_root() / "tex-svg.js").read_text(encoding="utf-8")
         # Inlined, MathJax cannot tell where it was loaded from and would fetch extensions
         # (autoload, the menu) from its default CDN: switch those off, so nothing is fetched.
-        head.insert(0, "<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
+        head.insert(0, "<script>window.MathJax = {tex: {inlineMath: [['\\\\(', '\\\\)']], displayMath: [['\\\\[', '\\\\]']], "
                        "packages: {'[-]': ['autoload', 'require']}}, loader: {load: []}, "
                        "options: {enableMenu: false}};</script>")
         head.append(f"<script>{mathjax}</script>")
