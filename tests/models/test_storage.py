@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from scipy import stats
 
 from mqperf.errors import ModelError
 from mqperf.models import storage
@@ -50,6 +51,80 @@ def test_timeout_cannot_lift_completed_work_above_capacity():
     assert_allclose(storage.completed_rate_bound([5.0, 50.0], 18.7), [5.0, 18.7], rtol=1e-12)
 
 
+def _erlang_cdf_by_poisson(t, k, mean):
+    # P(sum of k Exp(mean) <= t) = P(Poisson(t/mean) >= k), written out term by term.
+    x = t / mean
+    return 1 - sum(math.exp(-x) * x**n / math.factorial(n) for n in range(k))
+
+
+@pytest.mark.parametrize("k, mean, t", [(1, 0.5, 1.0), (2, 1.0, 0.3), (8, 0.668, 5.0), (8, 0.05, 0.4), (20, 0.1, 1.5)])
+def test_erlang_chain_matches_scipy_and_the_poisson_sum(k, mean, t):
+    got = storage.chain_completed_fraction(t, [mean] * k)
+    assert_allclose(got, stats.erlang.cdf(t, k, scale=mean), rtol=1e-10)
+    assert_allclose(got, _erlang_cdf_by_poisson(t, k, mean), rtol=1e-9)
+
+
+def test_erlang_chain_matches_a_seeded_simulation():
+    rng = np.random.default_rng(20261123)
+    sums = rng.exponential(0.668, size=(200_000, 8)).sum(axis=1)
+    simulated = np.mean(sums <= 5.0)
+    # Binomial standard error at p ~ 0.47 and n = 200,000 is 0.0011: 4 standard errors.
+    assert abs(storage.chain_completed_fraction(5.0, [0.668] * 8) - simulated) < 0.0045
+
+
+def test_one_stage_is_the_exponential():
+    t = np.array([0.0, 0.1, 1.0, 7.5])
+    assert_allclose(storage.chain_completed_fraction(t, [2.0]), storage.completed_fraction(t, 2.0), rtol=1e-12, atol=1e-15)
+
+
+def test_a_chain_is_not_its_mean_as_one_exponential():
+    # Issue 9, item 4: 8 stages whose total mean is 5.34 s finish within 5 s 47 % of the time, not 61 %.
+    stage = 0.053425 / (1 - 103809 * 0.053425 / 6025)
+    assert_allclose(storage.completed_fraction(5.0, 8 * stage), 0.61, atol=0.005)
+    assert_allclose(storage.chain_completed_fraction(5.0, [stage] * 8), 0.47, atol=0.005)
+
+
+def test_hypoexponential_matches_closed_form_and_simulation():
+    means = np.array([0.2, 0.5, 1.1])
+    rates = 1 / means
+    t = np.array([0.3, 1.0, 2.5])
+    # Distinct rates: P(S > t) = sum_i prod_{j != i} r_j / (r_j - r_i) exp(-r_i t), safe for well-separated rates.
+    tail = sum(np.prod([rates[j] / (rates[j] - rates[i]) for j in range(3) if j != i]) * np.exp(-rates[i] * t) for i in range(3))
+    assert_allclose(storage.chain_completed_fraction(t, means), 1 - tail, rtol=1e-9)
+    rng = np.random.default_rng(7)
+    sums = sum(rng.exponential(m, size=200_000) for m in means)
+    assert_allclose(storage.chain_completed_fraction(t, means), [np.mean(sums <= v) for v in t], atol=0.005)
+
+
+def test_hypoexponential_is_stable_when_rates_nearly_coincide():
+    # The closed form divides by r_j - r_i; the matrix exponential must approach the Erlang value smoothly.
+    near = [0.5, 0.5 * (1 + 1e-9), 0.5 * (1 - 1e-9)]
+    assert_allclose(storage.chain_completed_fraction(1.2, near), stats.erlang.cdf(1.2, 3, scale=0.5), rtol=1e-6)
+
+
+def test_kth_fastest_exponential_copy():
+    assert_allclose(storage.exponential_kth_fastest_mean(3.0, 1, 3), 1.0, rtol=1e-12)  # min of 3: m/3
+    assert_allclose(storage.exponential_kth_fastest_mean(6.0, 3, 3), 6.0 * (1 + 1 / 2 + 1 / 3), rtol=1e-12)
+    rng = np.random.default_rng(3)
+    second = np.sort(rng.exponential(1.0, size=(200_000, 3)), axis=1)[:, 1]
+    assert_allclose(storage.exponential_kth_fastest_mean(1.0, 2, 3), second.mean(), rtol=0.01)
+
+
+def test_quorum_write_mean_by_hand_and_by_simulation():
+    # max(X, Y) with X ~ Exp(1/m) and Y = min of two ~ Exp(2/m): m + m/2 - m/3 = 7m/6.
+    assert_allclose(storage.quorum_write_mean(46.177), 46.177 * 7 / 6, rtol=1e-8)
+    # Waiting for every copy is the slowest of three: m (1 + 1/2 + 1/3) = 11m/6.
+    assert_allclose(storage.quorum_write_mean(46.177, acks=2), 46.177 * 11 / 6, rtol=1e-8)
+    rng = np.random.default_rng(11)
+    n = 200_000
+    # Each instance's write is the slowest of its 3 storage copies; Native HA needs the active and one replica.
+    inst = rng.exponential(1.0, size=(n, 3, 3)).max(axis=2)
+    simulated = np.maximum(inst[:, 0], inst[:, 1:].min(axis=1)).mean()
+    assert_allclose(storage.quorum_write_mean(1.0, storage_copies=3), simulated, rtol=0.01)
+    # A quorum of one of four replicas is faster than one of two.
+    assert storage.quorum_write_mean(1.0, replicas=4, acks=1) < storage.quorum_write_mean(1.0)
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -63,6 +138,13 @@ def test_timeout_cannot_lift_completed_work_above_capacity():
         lambda: storage.completed_fraction(1, 0.0),
         lambda: storage.mm1_completed_fraction(1, -1, 2),
         lambda: storage.completed_rate_bound(-1, 10),
+        lambda: storage.chain_completed_fraction(-1.0, [1.0]),
+        lambda: storage.chain_completed_fraction(1.0, []),
+        lambda: storage.chain_completed_fraction(1.0, [1.0, 0.0]),
+        lambda: storage.exponential_kth_fastest_mean(1.0, 4, 3),
+        lambda: storage.quorum_write_mean(1.0, replicas=2, acks=3),
+        lambda: storage.quorum_write_mean(-1.0),
+        lambda: storage.quorum_write_mean(1.0, storage_copies=0),
     ],
 )
 def test_bad_input_raises_model_error(call):

@@ -189,7 +189,7 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
             model="tls_renegotiation", formula="ratio(s, K) = 1 + a * (s/K) / (1 + s/s0)",
             params=pd.Series(sol.theta, index=["a", "s0"], dtype=float), cov=sol.cov, x=x, y=y, fn=_ratio_two,
             units={"a": "H / e0 (handshake over the size-independent TLS cost per message)", "s0": "bytes"},
-            at_bound=sol.at_bound, notes=tuple(notes), data_name=data_name, data_hash=data_hash,
+            at_bound=sol.at_bound, active_bounds=sol.active_bounds, notes=tuple(notes), data_name=data_name, data_hash=data_hash,
         )
     xr = x[:, 0] / np.maximum(x[:, 1], tls.SSLRKEYC_FLOOR)
     hval = float(np.sum(xr * (y - 1)) / np.sum(xr**2))

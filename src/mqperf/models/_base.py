@@ -9,6 +9,13 @@ Intervals are Wald intervals from the curvature of the least-squares surface:
 ``df_resid`` degrees of freedom. When ``df_resid == 0`` the data identify the parameters
 exactly: there is no estimate of the noise, so ``bse`` and the intervals are NaN and
 ``exactly_identified`` is True, rather than a fake interval.
+
+A parameter that ends on a bound it is pressed against (``active_bounds``: the data want
+it past the bound) is not estimated, it is fixed by the bound. It takes no degree of
+freedom (``df_resid = nobs + n_constraints − (k − active)``), gets no interval, and the
+other parameters' intervals come from the covariance of the free parameters alone. Those
+intervals are conditional on the active set: they ignore the uncertainty in whether the
+bound is active at all, so near the bound they are somewhat too narrow.
 """
 
 from __future__ import annotations
@@ -27,6 +34,10 @@ from mqperf.present import numbers
 #: Significant digits kept in summaries and model cards: enough for any planning use, few
 #: enough that the last float digit never differs between machines (nbval compares them).
 DIGITS = numbers.CARD_DIGITS
+
+#: Residuals whose sum of squares is below this share of Σy² are float noise: the curve
+#: passes through the points (an exact fit leaves ~1e-30; a real misfit is many orders above).
+NOISE_SSR = 1e-18
 
 
 def round_sig(value, digits: int = DIGITS, *, scale: float | None = None):
@@ -63,6 +74,8 @@ class FitResult:
     fn: Callable = field(repr=False)
     units: dict = field(default_factory=dict)
     at_bound: tuple = ()
+    #: Parameters pressed against their bound (a subset of ``at_bound``): fixed, not estimated.
+    active_bounds: tuple = ()
     notes: tuple = ()
     n_constraints: int = 0
     data_name: str | None = None
@@ -76,25 +89,47 @@ class FitResult:
 
     @property
     def df_model(self) -> int:
-        """Number of estimated parameters."""
-        return int(self.params.size)
+        """Number of estimated parameters: those not fixed by an active bound."""
+        return int(self.params.size) - len(self.active_bounds)
 
     @property
     def df_resid(self) -> int:
-        """Residual degrees of freedom: observations plus equality constraints minus parameters."""
+        """Residual degrees of freedom: observations plus equality constraints minus estimated parameters."""
         return self.nobs + self.n_constraints - self.df_model
 
     @property
+    def resid_at_noise_level(self) -> bool:
+        """True when the curve passes through the points up to float noise."""
+        return self.ssr <= NOISE_SSR * (float(np.sum(self.y**2)) or 1.0)
+
+    @property
     def exactly_identified(self) -> bool:
-        """True when the data fix the parameters with nothing left to estimate noise from."""
-        return self.df_resid <= 0
+        """True when no degree of freedom is left and the curve passes through the points.
+
+        A fit with no degree of freedom that still misses its points is not exactly
+        identified: something (a local minimum, an undetected bound) is wrong with it.
+        """
+        return self.df_resid <= 0 and self.resid_at_noise_level
 
     # -- fit -----------------------------------------------------------------------------
     @property
     def identification(self) -> str:
-        """What the fit can claim about its parameters, in words (for tables)."""
+        """What the fit can claim about its parameters, in words (for tables and cards).
+
+        One of: "exactly identified", "on a bound, with N residual degrees of freedom",
+        "no residual degrees of freedom, yet the curve misses the points", or an ordinary fit
+        with 1 or more residual degrees of freedom.
+        """
         if self.exactly_identified:
             return "exactly identified: no intervals"
+        if self.df_resid <= 0:
+            return "no residual degrees of freedom, yet the curve misses the points: no intervals"
+        dof = f"{self.df_resid} residual degree{'s' if self.df_resid != 1 else ''} of freedom"
+        if self.active_bounds:
+            fixed = ", ".join(self.active_bounds)
+            free = [p for p in self.params.index if p not in self.active_bounds]
+            others = f"intervals for {', '.join(free)} only" if free else "no intervals"
+            return f"on a bound ({fixed} fixed at it), with {dof}: {others}"
         if self.df_resid == 1:
             return "1 residual degree of freedom: intervals exist but are wide"
         return "fitted with intervals"
@@ -114,7 +149,7 @@ class FitResult:
 
     @property
     def rmse(self) -> float:
-        """Residual standard error sqrt(SSR / df_resid); NaN when exactly identified."""
+        """Residual standard error sqrt(SSR / df_resid); NaN without residual degrees of freedom."""
         return math.sqrt(self.ssr / self.df_resid) if self.df_resid > 0 else math.nan
 
     @property
@@ -131,21 +166,25 @@ class FitResult:
     # -- uncertainty -----------------------------------------------------------------------
     @property
     def bse(self) -> pd.Series:
-        """Standard errors of the parameters (NaN when not identified by the data)."""
-        if self.cov is None or self.exactly_identified:
+        """Standard errors of the parameters (NaN when not identified by the data or fixed by a bound)."""
+        if self.cov is None or self.df_resid <= 0:
             return pd.Series(np.nan, index=self.params.index)
-        return pd.Series(np.sqrt(np.clip(np.diag(self.cov.to_numpy()), 0, None)), index=self.params.index)
+        se = pd.Series(np.sqrt(np.clip(np.diag(self.cov.to_numpy()), 0, None)), index=self.params.index)
+        return se.where(~se.index.isin(self.active_bounds))
 
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
         """Two-sided Wald intervals with a Student-t quantile on ``df_resid`` degrees of freedom.
 
         Notes
         -----
-        For a parameter on a bound (see ``at_bound``) the interval is the unconstrained
-        Wald interval and can reach past the bound: read it as "the data cannot tell this
-        parameter from the bound", not as a range of plausible values.
+        A parameter pressed against its bound (``active_bounds``) is fixed there and has no
+        interval (NaN); the others' intervals are conditional on that: they ignore the
+        uncertainty in the bound being active, so they are somewhat too narrow near it.
+        A parameter that merely sits on a bound the data do not press it against keeps the
+        Wald interval, which can reach past the bound: read it as "the data cannot tell
+        this parameter from the bound", not as a range of plausible values.
         """
-        if self.exactly_identified:
+        if self.df_resid <= 0:
             lower = upper = pd.Series(np.nan, index=self.params.index)
         else:
             q = stats.t.ppf(1 - alpha / 2, self.df_resid)
@@ -165,11 +204,12 @@ class FitResult:
         ``var f(x) = g(x)ᵀ Σ g(x)`` with ``g`` the gradient of the model in its parameters
         (central differences) and ``Σ`` the parameter covariance; the band uses the same
         Student-t quantile as :meth:`conf_int`. It is the uncertainty of the curve, not of a
-        new measurement (which would add the residual variance). NaN when exactly identified.
+        new measurement (which would add the residual variance). NaN without residual degrees
+        of freedom. A parameter fixed by an active bound contributes no variance.
         """
         x = np.asarray(x, dtype=float)
         fit = self.predict(x)
-        if self.cov is None or self.exactly_identified:
+        if self.cov is None or self.df_resid <= 0:
             nan = np.full_like(fit, np.nan)
             return pd.DataFrame({"x": x, "fit": fit, "lower": nan, "upper": nan})
         theta = self.params.to_numpy()
@@ -180,7 +220,11 @@ class FitResult:
             up[j] += h
             down[j] -= h
             grad[:, j] = (self.fn(x, *up) - self.fn(x, *down)) / (2 * h)
-        se = np.sqrt(np.einsum("ij,jk,ik->i", grad, self.cov.to_numpy(), grad))
+        fixed = self.params.index.isin(self.active_bounds)
+        cov = self.cov.to_numpy().copy()
+        cov[fixed, :] = 0.0
+        cov[:, fixed] = 0.0
+        se = np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad))
         q = stats.t.ppf(1 - alpha / 2, self.df_resid)
         return pd.DataFrame({"x": x, "fit": fit, "lower": fit - q * se, "upper": fit + q * se})
 
@@ -208,13 +252,13 @@ class FitResult:
         exact value depends on the machine's floating point: printing them would make the
         cards differ between machines and suggest a misfit that is not there.
         """
-        scale = float(np.sum(self.y**2)) or 1.0
-        noise = self.ssr <= 1e-18 * scale
+        noise = self.resid_at_noise_level
         return {
             "nobs": self.nobs,
             "n_constraints": self.n_constraints,
             "df_resid": self.df_resid,
             "exactly_identified": self.exactly_identified,
+            "identification": self.identification,
             "ssr": 0.0 if noise else round_sig(self.ssr),
             "rmse": None if math.isnan(self.rmse) else (0.0 if noise else round_sig(self.rmse)),
             "r2": None if math.isnan(self.r2) else (1.0 if noise else round_sig(self.r2)),
@@ -238,13 +282,15 @@ class FitResult:
                 "ci95": [_none_if_nan(round_sig(ci.loc[p, "lower"])), _none_if_nan(round_sig(ci.loc[p, "upper"]))],
                 "unit": self.units.get(p, ""),
                 "at_bound": p in self.at_bound,
+                "fixed_by_bound": p in self.active_bounds,
             }
         card = {
             "name": name or self.model,
             "model": self.model,
             "formula": self.formula,
             "parameters": params,
-            "interval_method": "Wald, Student-t on df_resid, 95 %; none when exactly identified",
+            "interval_method": ("Wald, Student-t on df_resid, 95 %; none when exactly identified or for a "
+                                "parameter fixed by its bound (the others' are then conditional on it)"),
             "fit": self.fit_stats(),
             "derived": {k: _none_if_nan(round_sig(v)) for k, v in self.derived().items()},
             "notes": list(self.notes),
@@ -261,16 +307,24 @@ def _none_if_nan(value):
     return None if (isinstance(value, float) and math.isnan(value)) else value
 
 
-def covariance(jacobian: np.ndarray, resid: np.ndarray, df_resid: int, names) -> pd.DataFrame | None:
-    """s² (JᵀJ)⁻¹ over all parameters; None when JᵀJ is singular or df_resid <= 0.
+def covariance(jacobian: np.ndarray, resid: np.ndarray, df_resid: int, names, fixed=()) -> pd.DataFrame | None:
+    """s² (JᵀJ)⁻¹ over the free parameters; None when JᵀJ is singular or df_resid <= 0.
 
-    Every column is used even when a bound is active, as the R ``usl`` package does, so
-    standard errors stay comparable with published ones; ``at_bound`` flags such cases.
+    ``fixed`` names parameters held on an active bound: their Jacobian columns are dropped
+    and their rows and columns of the result are NaN. With nothing fixed this is the R
+    ``usl`` package's covariance, so standard errors stay comparable with published ones.
     """
+    names = list(names)
     if df_resid <= 0:
         return None
-    jtj = jacobian.T @ jacobian
+    keep = [i for i, p in enumerate(names) if p not in fixed]
+    if not keep:
+        return pd.DataFrame(np.nan, index=names, columns=names)
+    jac = jacobian[:, keep]
+    jtj = jac.T @ jac
     if np.linalg.matrix_rank(jtj) < jtj.shape[0]:
         return None
     s2 = float(resid @ resid) / df_resid
-    return pd.DataFrame(np.linalg.inv(jtj) * s2, index=names, columns=names)
+    free = [names[i] for i in keep]
+    cov = pd.DataFrame(np.linalg.inv(jtj) * s2, index=free, columns=free)
+    return cov.reindex(index=names, columns=names)

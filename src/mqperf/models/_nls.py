@@ -7,7 +7,10 @@ the exactly-identified case the same way as :mod:`mqperf.models.usl` does:
   method from several starts (these curves have flat valleys, one start is not enough);
 * ``cov = s² (JᵀJ)⁻¹`` with ``J`` the Jacobian of the *weighted* residuals and
   ``s² = Σ rᵢ² / df_resid`` (see :func:`mqperf.models._base.covariance`);
-* a parameter within a relative 1e-7 of a bound is reported in ``at_bound``.
+* a parameter within a relative 1e-7 of a bound is reported in ``at_bound``; one the data
+  press against its bound (see :func:`pressed_bounds`) is also in ``active_bounds``: it is
+  fixed there, takes no degree of freedom, and the covariance is that of the other
+  parameters (its Jacobian column dropped).
 
 Weights follow the weighted-least-squares convention: ``wᵢ`` is proportional to
 ``1 / Var(yᵢ)``. ``"relative"`` means ``wᵢ = 1 / yᵢ²``: every point is assumed to carry
@@ -27,7 +30,7 @@ import pandas as pd
 from scipy.optimize import least_squares
 
 from mqperf.errors import ModelError
-from mqperf.models._base import FitResult, covariance
+from mqperf.models._base import NOISE_SSR, FitResult, covariance
 
 
 def resolve_weights(weights, y: np.ndarray) -> tuple[np.ndarray, str]:
@@ -52,6 +55,7 @@ class NLSFit:
     cov: pd.DataFrame | None
     at_bound: tuple
     df_resid: int
+    active_bounds: tuple = ()
 
 
 def nls(
@@ -108,9 +112,39 @@ def nls(
     # Snap a parameter that sits on its (finite) lower bound onto it: reports say 0, not 1e-17.
     snap = np.isfinite(lower) & (np.abs(theta - lower) <= 1e-12 * np.maximum(1.0, np.abs(lower)))
     theta = np.where(snap, lower, theta)
-    df_resid = y.size - len(names)
-    cov = scaled_covariance(jacobian(residuals, theta), residuals(theta), df_resid, list(names))
-    return NLSFit(theta=theta, cov=cov, at_bound=at_bound, df_resid=df_resid)
+    jac, resid = jacobian(residuals, theta), residuals(theta)
+    active = pressed_bounds(jac, resid, theta, lower, upper, names, at_bound,
+                            scale=float(np.sum((sw * y) ** 2)))
+    df_resid = y.size - len(names) + len(active)
+    cov = scaled_covariance(jac, resid, df_resid, list(names), fixed=active)
+    return NLSFit(theta=theta, cov=cov, at_bound=at_bound, df_resid=df_resid, active_bounds=active)
+
+
+def pressed_bounds(jac: np.ndarray, resid: np.ndarray, theta, lower, upper, names, at_bound, *,
+                   scale: float) -> tuple:
+    """The parameters in ``at_bound`` that the data press against their bound.
+
+    At a bound the gradient of the cost ½‖r‖², ``g = Jᵀr``, says which way the data pull:
+    g > 0 at a lower bound (or g < 0 at an upper one) means the cost would fall past the
+    bound, so the bound is active and holds the parameter. The test is on the cosine between
+    r and the parameter's Jacobian column (above 1e-6), so it does not depend on units. When
+    the residuals are float noise (``‖r‖² ≤ NOISE_SSR · scale``) nothing is pressed: the
+    curve goes through the points and a parameter on its bound is simply estimated there.
+    """
+    rr = float(resid @ resid)
+    if rr <= NOISE_SSR * (scale or 1.0):
+        return ()
+    grad = jac.T @ resid
+    norms = np.linalg.norm(jac, axis=0) * math.sqrt(rr)
+    out = []
+    for j, p in enumerate(names):
+        if p not in at_bound or not norms[j] > 0:
+            continue
+        cos = grad[j] / norms[j]
+        near_lower = np.isfinite(lower[j]) and abs(theta[j] - lower[j]) <= abs(theta[j] - upper[j])
+        if (near_lower and cos > 1e-6) or (not near_lower and cos < -1e-6):
+            out.append(p)
+    return tuple(out)
 
 
 #: Set to 1 to reverse the order in which multi-start fits try their starts: the
@@ -166,7 +200,7 @@ def polish(residuals: Callable, best, lower: np.ndarray, upper: np.ndarray, *, s
     return sol if ok else best
 
 
-def scaled_covariance(jac: np.ndarray, resid: np.ndarray, df_resid: int, names) -> pd.DataFrame | None:
+def scaled_covariance(jac: np.ndarray, resid: np.ndarray, df_resid: int, names, fixed=()) -> pd.DataFrame | None:
     """:func:`mqperf.models._base.covariance` on column-scaled J, then scaled back.
 
     Parameters of very different sizes (a fixed time of 3e-5 s beside a bandwidth of
@@ -174,9 +208,11 @@ def scaled_covariance(jac: np.ndarray, resid: np.ndarray, df_resid: int, names) 
     column to unit length first makes the test about the shape of the problem only.
     """
     norms = np.linalg.norm(jac, axis=0)
-    if np.any(norms == 0) or not np.all(np.isfinite(norms)):
+    free = np.array([p not in fixed for p in names])
+    if np.any(norms[free] == 0) or not np.all(np.isfinite(norms[free])):
         return None
-    cov = covariance(jac / norms, resid, df_resid, names)
+    norms = np.where(free, norms, 1.0)  # a fixed column is dropped: its scale does not matter
+    cov = covariance(jac / norms, resid, df_resid, names, fixed=fixed)
     if cov is None:
         return None
     return cov / np.outer(norms, norms)
@@ -225,7 +261,7 @@ class WeightedFitResult(FitResult):
 
     @property
     def wrmse(self) -> float:
-        """sqrt(wssr / df_resid); with weights 1/y² the typical relative error. NaN if exact."""
+        """sqrt(wssr / df_resid); with weights 1/y² the typical relative error. NaN without residual df."""
         return math.sqrt(self.wssr / self.df_resid) if self.df_resid > 0 else math.nan
 
     def fit_stats(self) -> dict:

@@ -144,7 +144,7 @@ def fit_throughput(b, x, *, weights="relative", data_name=None, data_hash=None) 
         model="uow_throughput", formula=THROUGHPUT_FORMULA,
         params=pd.Series(res.theta, index=["t_c", "t_m"], dtype=float), cov=res.cov, x=b, y=x,
         fn=throughput, units={"t_c": "time per commit", "t_m": "time per message"},
-        at_bound=res.at_bound, notes=tuple(notes), data_name=data_name, data_hash=data_hash, weights=w,
+        at_bound=res.at_bound, active_bounds=res.active_bounds, notes=tuple(notes), data_name=data_name, data_hash=data_hash, weights=w,
     )
 
 
@@ -174,7 +174,7 @@ def fit_log_bytes(b, log_bytes_per_msg, *, weights="none", data_name=None, data_
         model="uow_log_bytes", formula=LOG_BYTES_FORMULA,
         params=pd.Series(res.theta, index=["l_m", "l_c"], dtype=float), cov=res.cov, x=b, y=y,
         fn=log_bytes, units={"l_m": "bytes per message", "l_c": "bytes per commit"},
-        at_bound=res.at_bound, notes=tuple(notes), data_name=data_name, data_hash=data_hash, weights=w,
+        at_bound=res.at_bound, active_bounds=res.active_bounds, notes=tuple(notes), data_name=data_name, data_hash=data_hash, weights=w,
     )
 
 

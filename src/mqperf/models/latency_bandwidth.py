@@ -147,6 +147,7 @@ def fit(size, rate, *, weights="relative", data_name: str | None = None, data_ha
         fn=message_rate,
         units={"a": "time per message (1 / rate unit)", "B": "size units per time unit"},
         at_bound=res.at_bound,
+        active_bounds=res.active_bounds,
         notes=tuple(notes),
         data_name=data_name,
         data_hash=data_hash,

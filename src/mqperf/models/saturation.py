@@ -16,7 +16,10 @@ J. Physiol. 40 (1910) iv–vii; the logistic-in-log form is the usual dose–res
 The fit is unweighted least squares by default: the published percentages are rounded to
 whole points, an absolute error that is the same for every point. With four sizes and
 three parameters there is one residual degree of freedom; if s50 lies beyond the largest
-size measured, the plateau is an extrapolation and the notes say so.
+size measured, the plateau is an extrapolation and the notes say so. A parameter the data
+press against its bound (s50 at the edge of its search range, y_max on its cap, h on 0 or
+its cap) is fixed there and takes no degree of freedom (see :mod:`mqperf.models._base`):
+three sizes with s50 at the edge leave one residual degree of freedom, not an exact fit.
 
 Recovery time from rates: time = amount / rate (seed 004: 4 GB recovered at 88 MB/s
 uncompressed against 27 MB/s from zEDC-compressed archives), and CPU = amount × cost per unit.
@@ -30,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.errors import ModelError
+from mqperf.models._base import NOISE_SSR
 from mqperf.models._nls import WeightedFitResult, check_pairs, nls, resolve_weights
 
 FORMULA = "y(s) = y_max / (1 + exp(-h*(ln(s) - ln_s50)))"
@@ -130,8 +134,18 @@ def fit(size, effect, *, weights="none", y_max_upper: float = np.inf,
     res = nls(hill, size, y, names=NAMES, starts=starts, lower=[0, ln_lo, 0], upper=[y_max_upper, ln_hi, H_MAX],
               weights=w, label="the Hill curve")
     notes = [how]
+    exact = float(np.sum((hill(size, *res.theta) - y) ** 2)) <= NOISE_SSR * (float(y @ y) or 1.0)
     if res.df_resid == 0:
-        notes.append("exactly identified: three sizes for three parameters, so no standard errors or intervals")
+        notes.append("exactly identified: three sizes for three parameters, so no standard errors or intervals"
+                     if exact else "no residual degrees of freedom, yet the curve misses the points: no intervals")
+    if res.active_bounds:
+        dof = f"{res.df_resid} residual degree{'s' if res.df_resid != 1 else ''} of freedom"
+        free = [p for p in NAMES if p not in res.active_bounds]
+        one = len(res.active_bounds) == 1
+        notes.append(f"{', '.join(res.active_bounds)} held at {'its bound' if one else 'their bounds'}, which the data "
+                     f"press against; "
+                     + (f"{', '.join(free)} estimated with {dof}, intervals conditional on that" if free
+                        else "nothing left to estimate"))
     if res.theta[1] > np.log(size.max()):
         notes.append("s50 lies beyond the largest size measured: the plateau y_max is an extrapolation")
     if "ln_s50" in res.at_bound:
@@ -144,7 +158,8 @@ def fit(size, effect, *, weights="none", y_max_upper: float = np.inf,
     return HillResult(
         model="hill", formula=FORMULA, params=pd.Series(res.theta, index=list(NAMES), dtype=float),
         cov=res.cov, x=size, y=y, fn=hill, units={"y_max": "effect units", "ln_s50": "ln(size units)", "h": "1"},
-        at_bound=res.at_bound, notes=tuple(notes), data_name=data_name, data_hash=data_hash, weights=w,
+        at_bound=res.at_bound, active_bounds=res.active_bounds, notes=tuple(notes), data_name=data_name,
+        data_hash=data_hash, weights=w,
     )
 
 

@@ -11,6 +11,11 @@ the estimator of the R ``usl`` package (≥ 2.0) and of the usl4j/Go/Rust ports,
 reproduces their published coefficients (tests/models/test_usl.py). A fit that would need
 σ > 1 or κ < 0 ends on a bound: that is a sign of a bottleneck (a fixed capacity, a
 contended resource outside the model), not of USL behaviour, and ``at_bound`` says so.
+A fit that would need σ < 0 (super-linear scaling) or κ < 0 ends on 0. A parameter the data
+press against its bound is fixed there (``active_bounds``): it takes no degree of freedom
+and gets no interval, and the others' intervals are conditional on it (see
+:mod:`mqperf.models._base`). So three points with σ held at 0 leave one residual degree of
+freedom, not an exactly identified fit.
 
 References: N. J. Gunther, *Guerrilla Capacity Planning* (2007), ch. 4–6; the R package
 ``usl`` (smoeding/usl): ``peak.scalability`` = sqrt((1 − α)/β).
@@ -26,8 +31,8 @@ import pandas as pd
 from scipy.optimize import least_squares
 
 from mqperf.errors import ModelError
-from mqperf.models._base import FitResult, as_positive_array, covariance
-from mqperf.models._nls import pick_best, polish, start_order
+from mqperf.models._base import NOISE_SSR, FitResult, as_positive_array, covariance
+from mqperf.models._nls import pick_best, polish, pressed_bounds, start_order
 
 FORMULA = "X(N) = lam*N / (1 + sigma*(N-1) + kappa*N*(N-1))"
 AMDAHL_FORMULA = "X(N) = lam*N / (1 + sigma*(N-1))"
@@ -153,7 +158,8 @@ def fit(
     -------
     USLResult
         With ``exactly_identified`` True (and no intervals) when points plus constraints
-        equal the number of parameters.
+        equal the number of parameters and the curve passes through the points; a parameter
+        pressed against its bound is in ``active_bounds`` and adds a degree of freedom.
 
     Raises
     ------
@@ -213,18 +219,27 @@ def fit(
     at_bound = tuple(p for p, v, lo, hi in zip(names, theta, lower, upper) if v <= lo + tol * max(1, abs(lo)) or v >= hi - tol)
     # Snap parameters that sit on a bound exactly onto it, so reports say 0, not 1e-17.
     theta = np.where(np.abs(theta - lower) <= 1e-12, lower, theta)
-    df_resid = n.size + len(constraints) - k
-    jac = _jacobian(residuals, theta)
-    cov = covariance(jac, residuals(theta), df_resid, list(names))
+    jac, resid = _jacobian(residuals, theta), residuals(theta)
+    active = pressed_bounds(jac, resid, theta, lower, upper, names, at_bound, scale=float(x @ x))
+    df_resid = n.size + len(constraints) - k + len(active)
+    cov = covariance(jac, resid, df_resid, list(names), fixed=active)
+    dof = f"{df_resid} residual degree{'s' if df_resid != 1 else ''} of freedom"
+    fixed = f"; it is fixed there and the other parameters are estimated with {dof}"
     notes = []
-    if df_resid == 0:
+    point_ssr = float(np.sum((model(n, *theta) - x) ** 2))
+    if df_resid == 0 and point_ssr <= NOISE_SSR * float(x @ x):
         notes.append("exactly identified: as many equations as parameters, so no standard errors or intervals")
+    elif df_resid == 0:
+        notes.append("no residual degrees of freedom, yet the curve misses the points: no standard errors or intervals")
     if "sigma" in at_bound and theta[1] >= 1 - tol:
-        notes.append("sigma reached its bound 1: the data want sigma > 1, a sign of a bottleneck, not of USL behaviour")
+        notes.append("sigma reached its bound 1: the data want sigma > 1, a sign of a bottleneck, not of USL behaviour"
+                     + (fixed if "sigma" in active else ""))
     if "kappa" in at_bound:
-        notes.append("kappa is on its bound 0: no coherency cost detectable (Amdahl behaviour); an unbounded fit may want kappa < 0")
+        notes.append("kappa is on its bound 0: no coherency cost detectable (Amdahl behaviour); "
+                     + ("the data want kappa < 0" + fixed if "kappa" in active else "an unbounded fit may want kappa < 0"))
     if "sigma" in at_bound and theta[1] <= tol:
-        notes.append("sigma is on its bound 0: no contention detectable")
+        notes.append("sigma is on its bound 0: " + ("the data want sigma < 0 (super-linear scaling)" + fixed
+                                                     if "sigma" in active else "no contention detectable"))
     for c in constraints:
         rel = "" if c.ratio == 1 else f"{c.ratio:g} * "
         notes.append(f"constraint X({c.b:g}) = {rel}X({c.a:g}) used as an equation" + (f": {c.label}" if c.label else ""))
@@ -239,6 +254,7 @@ def fit(
         fn=model,
         units=units,
         at_bound=at_bound,
+        active_bounds=active,
         notes=tuple(notes),
         n_constraints=len(constraints),
         data_name=data_name,
