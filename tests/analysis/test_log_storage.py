@@ -1,5 +1,7 @@
 """NativeHA storage chapter analysis: amqsrua figures read correctly, mqldt, replication, timeout."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -95,15 +97,59 @@ def test_replication_counts_nine_copies():
     assert (row["copies_written"], row["copies_beyond_first"]) == (9, 8)  # E034
 
 
+def _erlang_cdf(t, k, stage_mean):
+    # P(k exponential stages of this mean end by t) = P(Poisson(t / mean) >= k).
+    x = t / stage_mean
+    return 1 - sum(math.exp(-x) * x**n / math.factorial(n) for n in range(k))
+
+
 def test_timeout_share_falls_with_utilisation():
     rho = np.array([0.0, 0.5, 0.9, 0.99])
     share = ls.completed_share(0.05, rho, forced_writes=8, timeout_s=5)
     assert np.all(np.diff(share) < 0)
-    # At rho 0: 8 writes of 50 ms, mean 0.4 s: 1 - exp(-5/0.4).
-    assert share[0] == pytest.approx(1 - np.exp(-5 / 0.4))
+    # The chain is 8 exponential waits, so Erlang-8, not one exponential of mean 8 t / (1 - rho): until issue 9
+    # this test asserted 1 - exp(-5 / 0.4) at rho 0 and 1 - exp(-5 / 4) = 71 % at rho 0.9, the approximation it replaced.
+    assert share[0] == pytest.approx(_erlang_cdf(5, 8, 0.05), rel=1e-9)
+    assert share[2] == pytest.approx(_erlang_cdf(5, 8, 0.05 / 0.1), rel=1e-9)
+    assert share[2] > 1 - np.exp(-5 / 4)  # less spread than one exponential: with the mean (4 s) below T, more finish
     assert ls.completed_share(0.05, np.array([1.0]), forced_writes=8, timeout_s=5)[0] == 0
     with pytest.raises(ModelError):
         ls.chain_response(0.05, 0.5, 0)
+
+
+def test_records_check_test_1_is_47_not_61_percent():
+    # Issue 9, item 4, from the book's data through the chapter's function: test 1's log (53,425 us writes,
+    # 103,809 B/s in 6,025 B writes) gives a chain mean of 5.34 s; the chapter printed 61 % (one exponential).
+    stats = ls.load_log_stats("nativeha_amqsrua_log")
+    table = ls.records_check(stats, "nativeha_records", forced_writes=8, timeout_s=5).set_index("series")
+    t1 = table.loc["NativeHA QM on ODF (test 1)"]
+    rho = round(103809 * 0.053425 / 6025, 3)  # the log table shows the utilisation to 3 digits
+    assert t1["modelled_share_pct"] == pytest.approx(100 * _erlang_cdf(5, 8, 0.053425 / (1 - rho)), abs=0.05)
+    assert 46 < t1["modelled_share_pct"] < 48
+    assert 100 * (1 - math.exp(-5 / (8 * 0.053425 / (1 - rho)))) == pytest.approx(61, abs=0.5)
+    text = ls.timeout_summary(table.reset_index(), forced_writes=8, timeout_s=5)
+    assert "Erlang-8" in text and "47 %" in text and "12 %" in text and "would give 61 %" in text
+
+
+def test_utilisation_for_share_is_the_root():
+    rho = ls.utilisation_for_share(0.053425, forced_writes=8, timeout_s=5, share=0.9)
+    assert ls.completed_share(0.053425, np.array([rho]), forced_writes=8, timeout_s=5)[0] == pytest.approx(0.9, abs=1e-4)
+    assert ls.utilisation_for_share(0.7, forced_writes=8, timeout_s=5) == 0.0  # 8 x 0.7 s > 5 s even when idle
+    text = ls.timeout_curve_summary({"slow": 700.0, "odf": 53.425}, forced_writes=8, timeout_s=5)
+    assert "even on an idle log" in text and f"above {math.ceil(rho * 100)} % utilisation" in text
+
+
+def test_quorum_check_predicts_nativeha_from_the_single_instance():
+    check = ls.quorum_check(ls.load_log_stats("nativeha_amqsrua_log")).set_index("rule")
+    quorum, slowest = check.iloc[0], check.iloc[1]
+    # Exponential instance writes of mean 46.177 ms: max(active, faster replica) = 7/6 m; slowest of 3 = 11/6 m.
+    assert quorum["predicted_ms"] == pytest.approx(46.177 * 7 / 6, rel=2e-3)
+    assert slowest["predicted_ms"] == pytest.approx(46.177 * 11 / 6, rel=2e-3)
+    assert abs(quorum["error_pct"]) < 2 < abs(slowest["error_pct"])
+    assert "closer to the quorum rule" in ls.quorum_summary(check.reset_index())
+    # A reader's file without the book's tests 1 and 2 gets no table and no sentence.
+    reader = pd.DataFrame({"series": ["x"], "write_latency_us": [500.0]})
+    assert ls.quorum_check(reader).empty and ls.quorum_summary(ls.quorum_check(reader)) == ""
 
 
 def test_latency_plan_and_max_latency():

@@ -7,9 +7,12 @@ replication, and the request timeout (NativeHA on Red Hat ODF, seed 001).
   latency and the write size bound a serial writer (:mod:`mqperf.models.storage`).
 * :func:`mqldt_check` predicts mqldt's bandwidth from its own latency and block size (a
   back-to-back single writer), a check of the serial bound on numbers it was not built on.
-* :func:`replication_table` counts the copies each log write makes; :func:`timeout_curve`
-  and :func:`records_check` follow a record through a chain of forced log writes to the
-  5 s timeout of the ACE TCP nodes.
+* :func:`replication_table` counts the copies each log write makes; :func:`quorum_check`
+  predicts Native HA's write latency from a single instance's (a quorum: the active and the
+  faster replica). :func:`timeout_curve` and :func:`records_check` follow a record through
+  a chain of forced log writes (an Erlang-k sum of M/M/1 waits) to the 5 s timeout of the
+  ACE TCP nodes; :func:`timeout_summary`, :func:`timeout_curve_summary` and
+  :func:`quorum_summary` put the results into words.
 * :func:`parse_amqsrua` and :func:`read_mqldt_csv` turn the tools' own output into rows.
 """
 
@@ -318,12 +321,18 @@ def chain_response(latency_s, utilisation, forced_writes: int):
 
 
 def completed_share(latency_s, utilisation, *, forced_writes: int, timeout_s: float):
-    """Share of records whose chain of forced writes ends within the timeout (exponential approximation)."""
-    mean = chain_response(latency_s, utilisation, forced_writes)
-    finite = np.isfinite(mean)
+    """Share of records whose chain of forced writes ends within the timeout.
+
+    Each of the ``forced_writes`` commits is an M/M/1 wait at the log, exponential with mean
+    t/(1 − ρ), taken as independent of the others, so the chain is Erlang-``forced_writes``
+    (:func:`mqperf.models.storage.chain_completed_fraction`), not one exponential of the
+    chain's mean. An overloaded log (ρ ≥ 1) finishes nothing.
+    """
+    mean = np.atleast_1d(chain_response(latency_s, utilisation, forced_writes))
     out = np.zeros_like(mean, dtype=float)
-    out[finite] = storage.completed_fraction(timeout_s, mean[finite])
-    return out
+    for i in np.flatnonzero(np.isfinite(mean)):
+        out[i] = storage.chain_completed_fraction(timeout_s, [mean[i] / forced_writes] * forced_writes)
+    return out.reshape(np.shape(chain_response(latency_s, utilisation, forced_writes)))
 
 
 def timeout_curve(latencies_ms: dict, *, forced_writes: int, timeout_s: float, points: int = 41) -> pd.DataFrame:
@@ -334,6 +343,37 @@ def timeout_curve(latencies_ms: dict, *, forced_writes: int, timeout_s: float, p
         parts.append(pd.DataFrame({"log_utilisation": rho, "share_within_timeout": completed_share(
             ms / 1e3, rho, forced_writes=forced_writes, timeout_s=timeout_s), "latency": label}))
     return pd.concat(parts, ignore_index=True)
+
+
+def utilisation_for_share(latency_s: float, *, forced_writes: int, timeout_s: float, share: float = 0.9) -> float:
+    """Log utilisation above which fewer than ``share`` of records finish within the timeout.
+
+    0 when even an idle log misses it; the share falls monotonically with ρ, so one root.
+    """
+    from scipy.optimize import brentq
+
+    def gap(rho):
+        return float(completed_share(latency_s, np.array([rho]), forced_writes=forced_writes, timeout_s=timeout_s)[0]) - share
+
+    if gap(0.0) < 0:
+        return 0.0
+    return float(brentq(gap, 0.0, 1.0 - 1e-12, xtol=1e-6))
+
+
+def timeout_curve_summary(latencies_ms: dict, *, forced_writes: int, timeout_s: float, share: float = 0.9) -> str:
+    """Markdown: for each write latency, the chain's time on an idle log and where the share falls below ``share``."""
+    parts = []
+    for label, ms in latencies_ms.items():
+        rho = utilisation_for_share(ms / 1e3, forced_writes=forced_writes, timeout_s=timeout_s, share=share)
+        idle = forced_writes * ms / 1e3
+        # Rounded up, so "above X %" stays true; two decimals near 100 % so a fast log does not read "above 100 %".
+        digits = 0 if rho < 0.99 else 2
+        shown = np.ceil(rho * 100 * 10 ** digits) / 10 ** digits
+        where = "even on an idle log" if rho == 0 else f"above {shown:.{digits}f} % utilisation"
+        parts.append(f"* {label} ({ms:,.3g} ms a write): {forced_writes} writes take {idle:,.3g} s on an idle log; "
+                     f"fewer than {share * 100:g} % of records finish within {timeout_s:g} s {where}.")
+    return ("How much queueing each write latency leaves before the timeout (the Erlang-"
+            f"{forced_writes} chain):\n\n" + "\n".join(parts))
 
 
 def records_check(stats: pd.DataFrame, records_source: str | None, *, forced_writes: int, timeout_s: float) -> pd.DataFrame:
@@ -355,6 +395,55 @@ def records_check(stats: pd.DataFrame, records_source: str | None, *, forced_wri
                      "received_share_pct": float(share[s["test_id"]]),
                      "gap_points": round_sig(model * 100 - float(share[s["test_id"]]), 3)})
     return pd.DataFrame(rows)
+
+
+def timeout_summary(records_table: pd.DataFrame, *, forced_writes: int, timeout_s: float) -> str:
+    """Markdown comparing the log-only model's share of records finishing in time with what arrived."""
+    if records_table.empty:
+        return ""
+    model = ", ".join(f"{v:.0f} %" for v in records_table["modelled_share_pct"])
+    got = ", ".join(f"{v:.0f} %" for v in records_table["received_share_pct"])
+    more = (records_table["modelled_share_pct"] > records_table["received_share_pct"]).all()
+    # What one exponential of the chain's mean would say, to show what the Erlang form changes.
+    single = ", ".join(f"{100 * -np.expm1(-timeout_s / m):.0f} %" for m in records_table["modelled_chain_s"])
+    return ("**It does not explain them all.** " if more else "") + (
+        f"With {forced_writes} forced writes per record, each an independent M/M/1 wait at the log, "
+        f"a record's time is the sum of {forced_writes} exponential waits (an Erlang-{forced_writes} "
+        f"distribution), and the log-only model expects {model} of records to finish within "
+        f"{timeout_s:g} s where {got} arrived. Treating each record's time as one exponential of the "
+        f"same mean would give {single}.")
+
+
+def quorum_check(stats: pd.DataFrame) -> pd.DataFrame:
+    """Native HA's write latency predicted from a single instance's on the same storage.
+
+    Needs the book's tests 2 (one queue manager on ODF) and 1 (Native HA on ODF). Test 2's
+    mean write latency is taken as each instance's write, exponential and independent
+    (:func:`mqperf.models.storage.quorum_write_mean`); Native HA waits for its own write and
+    one of two replicas, against the slowest of three if every copy had to finish.
+    """
+    if "test_id" not in stats or not {1, 2} <= set(stats["test_id"]):
+        return pd.DataFrame()
+    by = stats.set_index("test_id")["write_latency_us"] / 1e3
+    single = float(by[2])
+    rows = [("quorum: active and the faster of two replicas", storage.quorum_write_mean(single, replicas=2, acks=1)),
+            ("all three copies (the slowest)", storage.quorum_write_mean(single, replicas=2, acks=2))]
+    return pd.DataFrame([{"rule": rule, "single_instance_ms": round_sig(single, 4), "predicted_ms": round_sig(ms, 3),
+                          "measured_nativeha_ms": round_sig(float(by[1]), 4),
+                          "error_pct": round_sig((ms - by[1]) / by[1] * 100, 3)} for rule, ms in rows])
+
+
+def quorum_summary(check: pd.DataFrame) -> str:
+    """Markdown stating which acknowledgement rule the measured Native HA latency supports."""
+    if check.empty:
+        return ""
+    q, slow = check.iloc[0], check.iloc[1]
+    closer = "the quorum rule" if abs(q["error_pct"]) < abs(slow["error_pct"]) else "waiting for every copy"
+    return (f"From the single instance's {q['single_instance_ms']:g} ms, the quorum rule predicts "
+            f"{q['predicted_ms']:g} ms per Native HA write and waiting for all three copies "
+            f"{slow['predicted_ms']:g} ms; test 1 measured {q['measured_nativeha_ms']:g} ms, closer to {closer}. "
+            "Two single publications and an assumed exponential latency make this indicative, not a measurement "
+            "of the rule.")
 
 
 def latency_plan(target_bytes_s: float, write_size_bytes: float, latencies_ms: dict, *, forced_writes: int,
