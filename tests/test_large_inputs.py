@@ -211,7 +211,7 @@ def check_bounded(shown: list) -> None:
 
 
 def notes(shown: list) -> list[str]:
-    return [obj.text for obj in shown if isinstance(obj, aggregate.Note) and obj]
+    return [obj.text for obj in shown if isinstance(obj, aggregate.AggregationNote) and obj]
 
 
 @pytest.mark.parametrize("chapter", list(CHAPTERS))

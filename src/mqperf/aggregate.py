@@ -127,6 +127,11 @@ class Note:
         return bool(self.text)
 
 
+class AggregationNote(Note):
+    """The sentence saying rows were averaged: a :class:`Note` that tests and readers can
+    tell apart from the chapter's other computed sentences."""
+
+
 def sample(frame: pd.DataFrame, limit: int, *, by: Sequence[str] = ()) -> pd.DataFrame:
     """At most ``limit`` rows of ``frame``, chosen deterministically (evenly spaced).
 

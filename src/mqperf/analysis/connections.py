@@ -79,9 +79,9 @@ def configurations(configs: pd.DataFrame) -> pd.DataFrame:
     return aggregate.means(configs, ["sharecnv", "listener", "tls", "suppress_x511", "basis"], ["cpu_us"]).reset_index(drop=True)
 
 
-def aggregation_note(configs: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(configs: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many rows were averaged into how many configurations; nothing if none were."""
-    return aggregate.Note(aggregate.note(configurations(configs), per="configuration", value="cpu_us"))
+    return aggregate.AggregationNote(aggregate.note(configurations(configs), per="configuration", value="cpu_us"))
 
 
 def _book_configurations(frame: pd.DataFrame) -> pd.DataFrame:

@@ -102,9 +102,9 @@ def load_idle(source: str) -> pd.DataFrame:
     return aggregate.means(out, ["series", "basis", "tasks"], ["cpu_s_per_hour"])
 
 
-def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(points: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many rows were averaged into how many points; nothing if none were."""
-    return aggregate.Note(aggregate.note(points, per="series and tasks value", value="cpu_s_per_hour"))
+    return aggregate.AggregationNote(aggregate.note(points, per="series and tasks value", value="cpu_s_per_hour"))
 
 
 def fit_idle(points: pd.DataFrame, *, data_name: str | None = None, data_hash: str | None = None) -> list[IdleFit]:

@@ -93,9 +93,9 @@ def load_points(source: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(points: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many rows were averaged into how many points; nothing if none were."""
-    return aggregate.Note(aggregate.note(points, per="series and CPU count", value="rate_tps"))
+    return aggregate.AggregationNote(aggregate.note(points, per="series and CPU count", value="rate_tps"))
 
 
 def load_cf(source: str) -> dict | None:

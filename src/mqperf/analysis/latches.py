@@ -77,11 +77,11 @@ def load_cpu_runs(source: str) -> pd.DataFrame:
     return runs[cols].sort_values(["gp_cpus", "busy_pct"]).reset_index(drop=True)
 
 
-def aggregation_note(frame: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(frame: pd.DataFrame) -> aggregate.AggregationNote:
     """How many interval rows were averaged into how many runs (or latch times); nothing if none were."""
     if "latch_s" in frame:
-        return aggregate.Note(aggregate.note(frame, per="latch, CPU count and tasks value", value="latch_s"))
-    return aggregate.Note(aggregate.note(frame, per="run (label, or CPU count)", value="busy_pct and sufficient_pct"))
+        return aggregate.AggregationNote(aggregate.note(frame, per="latch, CPU count and tasks value", value="latch_s"))
+    return aggregate.AggregationNote(aggregate.note(frame, per="run (label, or CPU count)", value="busy_pct and sufficient_pct"))
 
 
 def runs_table(runs: pd.DataFrame) -> pd.DataFrame:

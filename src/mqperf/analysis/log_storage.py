@@ -99,9 +99,9 @@ def load_log_stats(source: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def aggregation_note(stats: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(stats: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many publications were averaged into how many rows; nothing if none were."""
-    return aggregate.Note(aggregate.note(stats, per="series", value="each figure"))
+    return aggregate.AggregationNote(aggregate.note(stats, per="series", value="each figure"))
 
 
 def log_table(stats: pd.DataFrame) -> pd.DataFrame:

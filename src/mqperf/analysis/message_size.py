@@ -59,9 +59,9 @@ def load_points(source: str) -> pd.DataFrame:
     return label_series(aggregate.means(frame, keys, ["rate_msg_s", "approx_mb_s"]))
 
 
-def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(points: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many rows were averaged into how many points; nothing if none were."""
-    return aggregate.Note(aggregate.note(points, per="series and message size", value="rate_msg_s"))
+    return aggregate.AggregationNote(aggregate.note(points, per="series and message size", value="rate_msg_s"))
 
 
 def label_series(frame: pd.DataFrame) -> pd.DataFrame:

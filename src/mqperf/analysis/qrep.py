@@ -151,9 +151,9 @@ def load_scenarios(source: str, *, defaults: dict) -> pd.DataFrame:
     return pd.DataFrame(rows).drop_duplicates(subset=["message_bytes"]).reset_index(drop=True)
 
 
-def aggregation_note(scenarios: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(scenarios: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many rows were averaged into how many scenarios; nothing if none were."""
-    return aggregate.Note(aggregate.note(scenarios, per="series and channel settings", value="measured_mb_s"))
+    return aggregate.AggregationNote(aggregate.note(scenarios, per="series and channel settings", value="measured_mb_s"))
 
 
 def rtt_grid(*, windows_bytes, rtts_ms, link_mb_s: float) -> pd.DataFrame:

@@ -56,9 +56,9 @@ def load_points(source: str, *, cpus: int | None = None) -> pd.DataFrame:
     return label_series(frame, cpus=cpus)
 
 
-def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(points: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many rows were averaged into how many points; nothing if none were."""
-    return aggregate.Note(aggregate.note(points, per="series and tasks value", value="rate_msg_s"))
+    return aggregate.AggregationNote(aggregate.note(points, per="series and tasks value", value="rate_msg_s"))
 
 
 def label_series(frame: pd.DataFrame, *, cpus: int | None = None) -> pd.DataFrame:

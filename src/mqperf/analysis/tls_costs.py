@@ -87,9 +87,9 @@ def load_renegotiation(source: str) -> pd.DataFrame:
     return frame.sort_values(["message_size_bytes", "sslrkeyc_bytes"]).reset_index(drop=True)
 
 
-def aggregation_note(points: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(points: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many rows were averaged into how many points; nothing if none were."""
-    return aggregate.Note(aggregate.note(points, per="message size and SSLRKEYC", value="cost_ratio"))
+    return aggregate.AggregationNote(aggregate.note(points, per="message size and SSLRKEYC", value="cost_ratio"))
 
 
 def _ratio_two(x, a, s0):

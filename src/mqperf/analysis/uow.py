@@ -164,11 +164,11 @@ def load_log_bytes(source: str, data: str | None = None) -> pd.DataFrame:
     return aggregate.means(out, ["operation", "msgs_per_commit"], ["log_bytes_per_msg"])
 
 
-def aggregation_note(frame: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(frame: pd.DataFrame) -> aggregate.AggregationNote:
     """How many rows were averaged into how many points (throughput or log bytes); nothing if none were."""
     if "rate_msg_s" in frame:
-        return aggregate.Note(aggregate.note(frame, per="series and messages-per-commit value", value="rate_msg_s"))
-    return aggregate.Note(aggregate.note(frame, per="operation and messages-per-commit value", value="log_bytes_per_msg"))
+        return aggregate.AggregationNote(aggregate.note(frame, per="series and messages-per-commit value", value="rate_msg_s"))
+    return aggregate.AggregationNote(aggregate.note(frame, per="operation and messages-per-commit value", value="log_bytes_per_msg"))
 
 
 # -- throughput ---------------------------------------------------------------------------------

@@ -79,13 +79,13 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     return effects[[c for c in ("size_kb", "effect", "pct", aggregate.COUNT, aggregate.sd_column("pct"), "basis") if c in effects]]
 
 
-def aggregation_note(effects: pd.DataFrame) -> aggregate.Note:
+def aggregation_note(effects: pd.DataFrame) -> aggregate.AggregationNote:
     """The sentence saying how many rows were averaged into how many values; nothing if none were."""
     if not aggregate.aggregated(effects):
-        return aggregate.Note("")
+        return aggregate.AggregationNote("")
     # A file row carries both effects: its rows are the most any one effect averaged.
     rows = int(effects.groupby("metric")[aggregate.COUNT].sum().max())
-    return aggregate.Note(aggregate.note(effects, per="effect and message size", value="pct", rows=rows))
+    return aggregate.AggregationNote(aggregate.note(effects, per="effect and message size", value="pct", rows=rows))
 
 
 def fit_effects(effects: pd.DataFrame, *, data_name=None, data_hash=None) -> dict:
