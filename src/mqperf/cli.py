@@ -219,7 +219,7 @@ def _check(args) -> int:
         if not chapter.contract:
             raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
         given = parameters.parse_cli(chapter.name, [tuple(p) for p in args.parameter])
-        params = _chapter_params(chapter, given, Path(args.file))
+        params = parameters.run_overrides(chapter.name, args.file, given)
         # The file as read (preflight may return it aggregated); a second load is cheap
         # next to the fits, and fails with the very line preflight would.
         frame = data.load(args.file, contract=chapter.contract)
@@ -236,14 +236,6 @@ def _check(args) -> int:
     return EXIT_OK
 
 
-def _chapter_params(chapter, given: dict, source: Path) -> dict:
-    """The parameters a run passes to the notebook: reader defaults, then -p values, then the data file."""
-    params = dict(chapter.meta.get("reader_parameters", {}))
-    params.update(given)
-    params[chapter.data_parameter] = str(source.resolve())
-    return params
-
-
 def _run(args) -> int:
     from mqperf import parameters
 
@@ -258,7 +250,7 @@ def _run(args) -> int:
     if not chapter.contract or not chapter.data_parameter:
         raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
     source = Path(args.data)
-    params = _chapter_params(chapter, given, source)
+    params = parameters.run_overrides(chapter.name, str(source), given)
     # Everything below, up to the kernel, takes well under a second: bad input never waits.
     outdir.recover(args.out)
     data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]

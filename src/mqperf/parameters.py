@@ -491,10 +491,16 @@ def effective(chapter: str, source: str | None, overrides: dict | None = None) -
     Without a ``source`` these are the book's own values (no reader defaults).
     """
     values = defaults(chapter)
+    values.update(run_overrides(chapter, source, overrides))
+    return Effective(values, reader_defaults(chapter)[1])
+
+
+def run_overrides(chapter: str, source: str | None, given: dict | None = None) -> dict:
+    """What a run changes from the notebook's defaults (what papermill is given): the reader
+    defaults when ``source`` is a reader's file, then ``given`` (``-p``), then the data file."""
     reader, data_param = reader_defaults(chapter)
-    if source is not None:  # the book's own run keeps its companion datasets
-        values.update(reader)
-    values.update(overrides or {})
+    values = dict(reader) if source is not None else {}  # the book's own run keeps its companion datasets
+    values.update(given or {})
     if data_param and source is not None:
         values[data_param] = str(Path(source).expanduser().resolve())
-    return Effective(values, data_param)
+    return values
