@@ -13,7 +13,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from conftest import ROOT
-from mqperf import book, data
+from mqperf import data
+from mqperf.data import loader as _loader  # noqa: F401 (data.loader below)
+from mqperf.publish import build as book
 
 
 def test_committed_chapters_are_current():
@@ -48,9 +50,9 @@ def mini_book(tmp_path, monkeypatch):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "chapters" / "tiny.ipynb")
     monkeypatch.setenv("MQPERF_ROOT", str(root))
-    data._package_descriptor.cache_clear()
+    data.loader._package_descriptor.cache_clear()
     yield root
-    data._package_descriptor.cache_clear()
+    data.loader._package_descriptor.cache_clear()
 
 
 def test_build_records_inputs_and_then_reuses(mini_book):

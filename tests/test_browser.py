@@ -94,7 +94,7 @@ def browser(tmp_path_factory):
 
 
 def _pages():
-    from mqperf.book import toc_files
+    from mqperf.publish.build import toc_files
 
     return [f + ".html" for f in toc_files(ROOT)]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from mqperf import book
+from mqperf.publish import build as book
 
 TEXT = (ROOT / "chapters" / "bring_your_own_data.md").read_text(encoding="utf-8")
 SECTIONS = {s.split(":")[0].strip(): s for s in re.split(r"^### ", TEXT, flags=re.M)[1:]}

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from mqperf import data
+from mqperf.data import loader as _loader  # noqa: F401 (data.loader below)
 from mqperf.errors import DataError
 
 
@@ -103,10 +104,10 @@ def test_broken_book_file_is_reported(tmp_path, monkeypatch):
     lines[1] = lines[1].replace(",28000,", ",lots,")
     csv.write_text("\n".join(lines) + "\n")
     monkeypatch.setenv("MQPERF_ROOT", str(root))
-    data._package_descriptor.cache_clear()
+    data.loader._package_descriptor.cache_clear()
     with pytest.raises(DataError, match=r"column 'rate_msg_s', line 2"):
         data.load("kafka_task_scaling")
-    data._package_descriptor.cache_clear()
+    data.loader._package_descriptor.cache_clear()
 
 
 @pytest.mark.parametrize("content,fragment", [

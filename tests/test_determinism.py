@@ -4,7 +4,7 @@ byte-identical to the committed notebooks.
 The committed notebooks were executed by ``mqperf build`` with the machine's default BLAS
 threads and the fits' starts in their normal order (and nbval re-executes them that way
 too). This test executes every chapter once more, exactly as the build does
-(:func:`mqperf.book.execute_notebook` then :func:`mqperf.book.normalise`, the chapter's
+(:func:`mqperf.publish.build.execute_notebook` then :func:`mqperf.publish.build.normalise`, the chapter's
 folder as working directory), with everything that may legitimately vary changed: one
 BLAS/OpenMP thread, the multi-start fits' starts reversed (``MQPERF_PERTURB=1``, see
 :func:`mqperf.models._nls.start_order`) and another hash seed.
@@ -26,7 +26,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mqperf import book
+from mqperf.publish import build as book
 from mqperf.publish import drift
 
 pytestmark = pytest.mark.slow
@@ -42,7 +42,7 @@ _WORKER = r"""
 import sys, time
 from pathlib import Path
 import nbformat
-from mqperf import book
+from mqperf.publish import build as book
 
 source, target, cards, env_hash = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
 for attempt in range(3):

@@ -7,9 +7,9 @@ import copy
 import altair as alt
 import pandas as pd
 
-from mqperf import charts
+from mqperf.present import charts
 from mqperf.publish import drift
-from mqperf.tables import show
+from mqperf.present.tables import show
 
 
 def _outputs(obj) -> list[dict]:

@@ -86,7 +86,8 @@ def reader(tmp_path, monkeypatch):
 @pytest.fixture(scope="module", autouse=True)
 def warm_imports():
     """Import what a run imports once, so timings measure validation, not Python start-up."""
-    from mqperf import book, chapters, data, parameters  # noqa: F401
+    from mqperf import chapters, data, parameters  # noqa: F401
+    from mqperf.publish import build as book  # noqa: F401
 
     book.find(CHAPTER)
 
@@ -392,7 +393,7 @@ def test_a_defect_of_ours_is_exit_1_one_line_and_a_log(capsys, reader, tmp_path,
     (RuntimeError("Kernel died before replying to kernel_info"), 1, "the chapter failed: RuntimeError: Kernel died"),
 ], ids=["disk-full", "kernel-death"])
 def test_run_failing_mid_way_leaves_out_as_it_was(capsys, reader, tmp_path, monkeypatch, failure, status, phrase):
-    from mqperf import book
+    from mqperf.publish import build as book
 
     def half_written(source, target, **_kw):
         Path(target).write_text('{"cells": [')  # what a dying kernel or a full disk leaves
@@ -411,7 +412,7 @@ def test_run_failing_mid_way_leaves_out_as_it_was(capsys, reader, tmp_path, monk
 
 def test_any_series_label_gives_a_safe_card_file(tmp_path):
     # The chapters build card names from the reader's series labels ("/" once broke a run).
-    from mqperf import cards
+    from mqperf.present import cards
 
     for label in ("source/sink", "../../escape", LONG, "  ", "ü€"):
         path = cards.write_card({"x": 1}, f"{CHAPTER}__{label}", tmp_path)
@@ -530,7 +531,7 @@ def test_series_with_a_slash_then_a_second_run_beside_a_readers_notes(tmp_path):
 
 @pytest.mark.slow
 def test_a_240_row_file_runs_to_a_report(tmp_path):
-    # Depends on long tables being shown (mqperf.tables.show); one row per measurement interval.
+    # Depends on long tables being shown (mqperf.present.tables.show); one row per measurement interval.
     src = tmp_path / "long.csv"
     rows = [f"mine,{1 + i % 8},{1000 * (1 + i % 8) ** 0.8 + i % 5:.1f}" for i in range(240)]
     src.write_text("series,tasks,rate_msg_s\n" + "\n".join(rows) + "\n")

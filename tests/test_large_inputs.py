@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mqperf import aggregate, charts
-from mqperf.tables import Table, show
+from mqperf.data import aggregate, charts
+from mqperf.present.tables import Table, show
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = 20_000

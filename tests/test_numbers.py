@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mqperf import charts
+from mqperf.present import charts
 from mqperf.models._base import round_sig as card_round
 from mqperf.present import numbers
-from mqperf.tables import show
+from mqperf.present.tables import show
 
 
 @pytest.mark.parametrize("a, b", [(228.14999999999998, 228.15000000000001), (0.124999999999999, 0.125000000000001),

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from conftest import ROOT
-from mqperf import data, pages
+from mqperf import data
+from mqperf.publish import pages
 
 ERRATA = list(csv.DictReader((ROOT / "data" / "errata.csv").open(encoding="utf-8")))
 

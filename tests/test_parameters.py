@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from conftest import ROOT
-from mqperf import pages, parameters
+from mqperf import parameters
+from mqperf.publish import pages
 from mqperf.errors import ParameterError
 
 CHAPTERS = parameters.chapter_names()

@@ -5,7 +5,7 @@ import re
 
 import nbformat
 
-from mqperf import report
+from mqperf.publish import report
 
 
 def test_math_keeps_its_tex_for_mathjax():
@@ -28,7 +28,7 @@ def test_cross_references_keep_their_words():
 def test_report_of_every_chapter_has_no_raw_role_or_broken_math(tmp_path):
     # Every committed chapter, rendered as a standalone report: no MyST role survives, and
     # every formula reaches MathJax with its delimiters.
-    from mqperf import book
+    from mqperf.publish import build as book
 
     for chapter in book.discover():
         target = tmp_path / f"{chapter.name}.html"

@@ -166,7 +166,7 @@ def _write_log(exc: BaseException, extra: str = "") -> Path:
 
 
 def _build(args) -> int:
-    from mqperf import book
+    from mqperf.publish import build as book
 
     echo = (lambda *_: None) if args.quiet else print
     status = book.build(strict=args.strict, force=args.force, jobs=args.jobs, only=args.only,
@@ -178,8 +178,9 @@ def _build(args) -> int:
 
 def _list(args) -> int:
     """Chapters, their data contract and their declared parameters (types, ranges, defaults)."""
-    from mqperf import book, parameters
-    from mqperf.contracts import describe
+    from mqperf import parameters
+    from mqperf.publish import build as book
+    from mqperf.data.contracts import describe
 
     chapters = book.discover()
     if args.json:
@@ -203,8 +204,9 @@ def _list(args) -> int:
 
 def _check(args) -> int:
     """Validate FILE exactly as `mqperf run` would before starting a kernel."""
-    from mqperf import book, chapters, data, parameters
-    from mqperf.contracts import CONTRACTS
+    from mqperf import chapters, data, parameters
+    from mqperf.publish import build as book
+    from mqperf.data.contracts import CONTRACTS
 
     name = args.contract
     chapter = None
@@ -243,7 +245,8 @@ def _run(args) -> int:
     # chapter) is answered before the notebooks are even read.
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
 
-    from mqperf import book, chapters
+    from mqperf import chapters
+    from mqperf.publish import build as book
     from mqperf.publish import outdir
 
     chapter = book.find(args.chapter)
@@ -268,7 +271,7 @@ def _run(args) -> int:
             return status
         import nbformat
 
-        from mqperf import report
+        from mqperf.publish import report
 
         nb = nbformat.read(nb_path, as_version=4)
         book.normalise(nb)
@@ -293,7 +296,7 @@ def _point_at_out(nb, stage: Path, out: Path) -> None:
 
 def _execute(chapter, nb_path: Path, params: dict) -> int:
     """Execute the chapter; a failure is one line (exit 2 for bad input, else 1 and a log)."""
-    from mqperf import book
+    from mqperf.publish import build as book
 
     # The kernel's own stderr (tracebacks of a dying kernel) goes to a file, never the terminal.
     with tempfile.TemporaryFile() as captured:

@@ -294,7 +294,7 @@ class NumberList(Param):
 class DataFile(Param):
     """A data source: a book dataset name, or (when ``files``) the path of a reader's CSV file.
 
-    ``contract`` names what a file must hold (a contract of :mod:`mqperf.contracts`, a
+    ``contract`` names what a file must hold (a contract of :mod:`mqperf.data.contracts`, a
     dataset's schema, or a tool's format); ``optional`` allows ``""`` for none.
     """
 

@@ -20,7 +20,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from mqperf import aggregate
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs

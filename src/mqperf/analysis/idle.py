@@ -20,13 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mqperf import aggregate
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs, polling
 from mqperf.models._base import round_sig
 from mqperf.data import is_path as _is_path
-from mqperf.cards import card_name  # noqa: F401 (the chapter calls it from here)
+from mqperf.present.cards import card_name  # noqa: F401 (the chapter calls it from here)
 
 CONTRACT = "idle_costs"
 FORMULA = "cpu_s_per_hour ~ tasks"
@@ -73,7 +73,7 @@ def load_idle(source: str) -> pd.DataFrame:
     """Rows (series, tasks, cpu_s_per_hour, basis): the book's idle connector CPU or a reader's CSV.
 
     Several rows per series and tasks value (one per measurement interval) are averaged to
-    one point with ``n`` and ``cpu_s_per_hour_sd`` (:func:`mqperf.aggregate.means`). The
+    one point with ``n`` and ``cpu_s_per_hour_sd`` (:func:`mqperf.data.aggregate.means`). The
     line is fitted through the means unweighted: each tasks value is one experiment, so
     the degrees of freedom (and whether the line is exactly identified) come from the
     distinct tasks values, not the rows.

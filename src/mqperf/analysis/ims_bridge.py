@@ -19,8 +19,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from mqperf import charts
-from mqperf import aggregate
+from mqperf.present import charts
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 from mqperf.data import is_path as _is_path
@@ -66,7 +66,7 @@ def load_points(source: str) -> pd.DataFrame:
 
     Several rows of a reader's file per series and CPU count (one per measurement
     interval) are averaged to one point with ``n`` and ``rate_tps_sd``
-    (:func:`mqperf.aggregate.means`); the scaling fits go through these means unweighted,
+    (:func:`mqperf.data.aggregate.means`); the scaling fits go through these means unweighted,
     so their degrees of freedom are the distinct CPU counts, not the rows.
     """
     if _is_path(source):

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
-from mqperf import aggregate
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import contention, queueing
@@ -49,7 +49,7 @@ def load_cpu_runs(source: str) -> pd.DataFrame:
 
     A reader's file may hold one row per RMF interval: rows with the same label (or, with
     no label, the same CPU count) are one run, averaged with ``n`` and the standard
-    deviations kept (:func:`mqperf.aggregate.means`). M/M/c and the load factor are then
+    deviations kept (:func:`mqperf.data.aggregate.means`). M/M/c and the load factor are then
     evaluated on the run's average busy and sufficient shares, as RMF reports a run; the
     per-run calibration stays exactly identified (one run, one parameter).
     """

@@ -27,8 +27,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from mqperf import charts
-from mqperf import aggregate
+from mqperf.present import charts
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 from mqperf.data import is_path as _is_path
@@ -60,7 +60,7 @@ def load_log_stats(source: str) -> pd.DataFrame:
 
     A reader's file holds one row per publication. Rows with the same ``series`` are one
     configuration and are averaged to one row with ``n`` and the standard deviations kept
-    (:func:`mqperf.aggregate.means`). Without a ``series`` column, up to
+    (:func:`mqperf.data.aggregate.means`). Without a ``series`` column, up to
     :data:`MAX_PUBLICATIONS` publications are shown one by one; a longer file is one
     series, "your data", averaged likewise. The means are unweighted (amqsrua publishes at
     a fixed interval, so equal weights are equal times); nothing here is fitted.

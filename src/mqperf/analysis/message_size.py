@@ -20,14 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mqperf import aggregate
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import latency_bandwidth as lb
 from mqperf.models._base import round_sig
 from mqperf.models.validation import leave_one_out as _loo
 from mqperf.data import is_path as _is_path
-from mqperf.cards import card_name  # noqa: F401 (the chapter calls it from here)
+from mqperf.present.cards import card_name  # noqa: F401 (the chapter calls it from here)
 
 KB = 1024.0
 MB = 1024.0 * 1024.0
@@ -50,7 +50,7 @@ def load_points(source: str) -> pd.DataFrame:
     ``approx_mb_s`` is the value printed with the measurement when the file has one.
 
     Several rows per series and size (one per measurement interval) are averaged to one
-    point per size, keeping ``n`` and ``rate_msg_s_sd`` (:func:`mqperf.aggregate.means`).
+    point per size, keeping ``n`` and ``rate_msg_s_sd`` (:func:`mqperf.data.aggregate.means`).
     The fit goes through these means unweighted, so its degrees of freedom are the
     distinct sizes: a size is one experiment, its intervals successive samples of one run.
     """

@@ -21,8 +21,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from mqperf import charts
-from mqperf import aggregate
+from mqperf.present import charts
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 from mqperf.data import is_path as _is_path
@@ -125,7 +125,7 @@ def load_scenarios(source: str, *, defaults: dict) -> pd.DataFrame:
 
     Rows of a reader's file with the same series and settings (repeated measurements of one
     channel) are one scenario: ``measured_mb_s`` is averaged, with ``n`` and
-    ``measured_mb_s_sd`` kept (:func:`mqperf.aggregate.means`). The batch fits go through
+    ``measured_mb_s_sd`` kept (:func:`mqperf.data.aggregate.means`). The batch fits go through
     these means unweighted, so their degrees of freedom are the distinct batch sizes.
     """
     if _is_path(source):

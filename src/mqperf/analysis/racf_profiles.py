@@ -16,7 +16,7 @@ import itertools
 import altair as alt
 import pandas as pd
 
-from mqperf import charts
+from mqperf.present import charts
 from mqperf import data as mqdata
 from mqperf import racf
 

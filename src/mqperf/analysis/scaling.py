@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mqperf import aggregate
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import bottleneck, usl
@@ -43,7 +43,7 @@ def load_points(source: str, *, cpus: int | None = None) -> pd.DataFrame:
 
     A file with several rows per series and tasks value (one per measurement interval) is
     averaged to one point per value, with ``n`` and ``rate_msg_s_sd`` kept
-    (:func:`mqperf.aggregate.means`). The fits go through these means unweighted: the USL
+    (:func:`mqperf.data.aggregate.means`). The fits go through these means unweighted: the USL
     describes the rate of a configuration, each tasks value is one experiment, and its
     intervals are successive samples of one run rather than independent repeats. So a
     series' degrees of freedom are its distinct tasks values (plus constraints), exactly as
@@ -359,7 +359,7 @@ def curves_chart(points: pd.DataFrame, known: pd.DataFrame | None, fits: list[Se
     A sentence instead of an empty chart when no series has a USL fit (two task counts give
     Amdahl's law only, which has no turning point to draw).
     """
-    from mqperf import charts
+    from mqperf.present import charts
 
     fitted = usl_fits(fits)
     if not fitted:
@@ -381,7 +381,7 @@ def curves_chart(points: pd.DataFrame, known: pd.DataFrame | None, fits: list[Se
 
 def gains_chart(fits: list[SeriesFit], *, max_tasks: int):
     """What each added task contributes by the USL fits; a sentence when there is none."""
-    from mqperf import charts
+    from mqperf.present import charts
 
     fitted = usl_fits(fits)
     if not fitted:

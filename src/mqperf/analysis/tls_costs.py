@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mqperf import aggregate
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs, tls
@@ -60,7 +60,7 @@ def load_renegotiation(source: str) -> pd.DataFrame:
     The book's ``tls_channel_costs`` keeps the ratios with renegotiation every 1MB; a
     reader's CSV is checked against the ``tls_renegotiation`` contract. Several rows of
     one message size and SSLRKEYC (one per measurement interval) are averaged to one point
-    with ``n`` and ``cost_ratio_sd`` (:func:`mqperf.aggregate.means`); the model is fitted
+    with ``n`` and ``cost_ratio_sd`` (:func:`mqperf.data.aggregate.means`); the model is fitted
     through the means unweighted, so whether it is exactly identified, and its degrees of
     freedom, depend on the distinct (size, SSLRKEYC) points, not on the rows.
     """
@@ -301,10 +301,10 @@ def overhead_curves(result: RenegotiationResult, sizes, *, k_min: float = tls.SS
 
 
 def overhead_chart(curves: pd.DataFrame, *, title: str):
-    """:func:`mqperf.charts.lines` of the overhead curves, both axes logarithmic."""
+    """:func:`mqperf.present.charts.lines` of the overhead curves, both axes logarithmic."""
     import altair as alt
 
-    from mqperf import charts
+    from mqperf.present import charts
 
     chart = charts.lines(curves, x="sslrkeyc_mb", y="overhead_pct", colour="message size", x_title="SSLRKEYC (MB)",
                          y_title="renegotiation cost (% of the TLS cost per message)", title=title, log_x=True, points=False)

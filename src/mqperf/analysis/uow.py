@@ -21,14 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mqperf import aggregate
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.errors import DataError, ModelError
 from mqperf.models import batching
 from mqperf.models._base import round_sig
 from mqperf.models.validation import leave_one_out as _loo
 from mqperf.data import is_path as _is_path
-from mqperf.cards import card_name  # noqa: F401 (the chapter calls it from here)
+from mqperf.present.cards import card_name  # noqa: F401 (the chapter calls it from here)
 
 CONTRACT = "uow"
 
@@ -67,7 +67,7 @@ def load_throughput(source: str, *, b_put_commit: float | None = None) -> pd.Dat
     inside 2-3 (default: the middle). From a reader's CSV (``uow`` contract): every row
     with its own ``msgs_per_commit``; several rows per series and value (one per
     measurement interval) are averaged to one point with ``n`` and ``rate_msg_s_sd``
-    (:func:`mqperf.aggregate.means`). X(b) is fitted through the means unweighted: each
+    (:func:`mqperf.data.aggregate.means`). X(b) is fitted through the means unweighted: each
     unit-of-work size is one experiment, so the degrees of freedom are the distinct sizes.
     """
     if _is_path(source):

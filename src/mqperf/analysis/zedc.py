@@ -20,8 +20,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from mqperf import charts
-from mqperf import aggregate
+from mqperf.present import charts
+from mqperf.data import aggregate
 from mqperf import data as mqdata
 from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 from mqperf.data import is_path as _is_path
@@ -48,7 +48,7 @@ def load_effects(source: str) -> pd.DataFrame:
     A reader's file has one row per message size: ``message_size_bytes``,
     ``qm_tcb_increase_pct`` and optionally ``peak_throughput_increase_pct``. Several rows
     of one size (one per measurement interval) are averaged to one value per effect and
-    size, with ``n`` and ``pct_sd`` (:func:`mqperf.aggregate.means`). The Hill curves go
+    size, with ``n`` and ``pct_sd`` (:func:`mqperf.data.aggregate.means`). The Hill curves go
     through these means unweighted: each size is one experiment, so the fit's degrees of
     freedom are the distinct sizes.
     """

@@ -35,7 +35,7 @@ NOISE_DIGITS = 12
 COLUMN_NOISE = 1e-9
 #: Below this magnitude a value is noise in any unit the book uses (seconds resolve to ps).
 ABSOLUTE_NOISE = 1e-12
-#: Significant digits of tables (:mod:`mqperf.tables`) and charts (:mod:`mqperf.charts`).
+#: Significant digits of tables (:mod:`mqperf.present.tables`) and charts (:mod:`mqperf.present.charts`).
 TABLE_DIGITS = 5
 #: Significant digits of model cards and fit summaries.
 CARD_DIGITS = 6

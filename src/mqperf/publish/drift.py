@@ -8,8 +8,8 @@ caption) or chart (by its title), where, and by how much::
     table 'One fit per series', row 2 ('sink sustainable'), column 'sigma': 0.1187 → 0.1192 (+0.42 %)
     chart 'Measured rates and USL fits': 'rate_msg_s' at series='sink', tasks=2: 46,480 → 46,481 (+0.0022 %)
 
-It understands the tables of :mod:`mqperf.tables` and pandas' HTML, the charts of
-:mod:`mqperf.charts` (the Vega-Lite spec embedded in their HTML), and plain text.
+It understands the tables of :mod:`mqperf.present.tables` and pandas' HTML, the charts of
+:mod:`mqperf.present.charts` (the Vega-Lite spec embedded in their HTML), and plain text.
 Pure functions of their inputs: no I/O, no nbval import.
 """
 
@@ -235,7 +235,7 @@ def compare_tables(exp: dict, act: dict, index: int = 0) -> list[str]:
 # -- charts -----------------------------------------------------------------------------------
 
 def parse_chart(html: str) -> dict | None:
-    """The Vega-Lite spec a :mod:`mqperf.charts` chart embeds in its HTML, or None."""
+    """The Vega-Lite spec a :mod:`mqperf.present.charts` chart embeds in its HTML, or None."""
     m = _SPEC.search(html)
     if not m:
         return None

@@ -14,7 +14,7 @@ import nbformat
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from mqperf import assets
+from mqperf.publish import assets
 
 _CSS = """
 body { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; max-width: 980px; margin: 2em auto; padding: 0 1em;

@@ -2,7 +2,7 @@
 
 The renderer (enabled on import) emits a ``<div>`` with a deterministic id and a script
 that calls ``vegaEmbed`` from the page: the book and the standalone reports ship vega,
-vega-lite and vega-embed themselves (see :mod:`mqperf.assets`), so no chart loads
+vega-lite and vega-embed themselves (see :mod:`mqperf.publish.assets`), so no chart loads
 anything from a CDN, and re-executing a notebook gives byte-identical output (nbval).
 
 Builders round the data they plot (to :data:`CHART_DIGITS` significant digits) and take
@@ -103,7 +103,7 @@ def sampled(frame: pd.DataFrame, limit: int = SAMPLE_ROWS, *, by=()) -> pd.DataF
     chart of aggregated means never reaches the limit; this bounds what a chart carries
     when a chapter draws raw rows, well below Altair's own 5,000-row refusal.
     """
-    from mqperf.aggregate import sample
+    from mqperf.data.aggregate import sample
 
     return sample(frame, limit, by=[c for c in by if c and c in frame])
 

@@ -127,14 +127,15 @@ def source_hash(nb) -> str:
 
 
 # Modules that build, render or drive the book but are never imported by a chapter.
-BUILD_ONLY = {"book.py", "cli.py", "pages.py", "report.py", "sphinxext.py", "assets.py"}
+# Code that builds or publishes, but that no chapter runs: changing it re-renders, never re-executes.
+BUILD_ONLY = ("publish", "cli.py")
 
 
 def environment_hash() -> str:
     """Hash of the package code chapters run and the locked dependency versions."""
     parts = []
     for path in sorted(package_dir().rglob("*.py")):
-        if path.parent == package_dir() and path.name in BUILD_ONLY:
+        if path.relative_to(package_dir()).parts[0] in BUILD_ONLY:
             continue
         parts.append(str(path.relative_to(package_dir())).encode())
         parts.append(path.read_bytes())
@@ -303,7 +304,7 @@ def execute_chapters(chapters: list[Chapter], *, force: bool = False, jobs: int 
 
 def render_html(*, strict: bool = False, echo=print) -> Path:
     """Jupyter Book build into .cache/jb, then swap into _build/html. Returns the HTML dir."""
-    from mqperf import pages
+    from mqperf.publish import pages
 
     root = book_root()
     pages.write_all()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mqperf import assets
+from mqperf.publish import assets
 
 
 def _config_inited(app, config):

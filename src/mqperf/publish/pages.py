@@ -13,7 +13,7 @@ import csv
 import json
 from pathlib import Path
 
-from mqperf.cards import load_cards
+from mqperf.present.cards import load_cards
 from mqperf.paths import chapters_dir, data_dir
 
 GENERATED = "_generated"
@@ -143,7 +143,8 @@ def parameters() -> str:
 
     Included by ``chapters/bring_your_own_data.md`` (this file is not a page of its own).
     """
-    from mqperf import book, parameters as params
+    from mqperf import parameters as params
+    from mqperf.publish import build as book
 
     out = [
         "Generated from the chapters' declarations (`src/mqperf/chapters/<chapter>.py`), which",

@@ -7,7 +7,7 @@ raises :class:`~mqperf.errors.DataError` naming the file, the column, the line a
 problem, so the CLI can print one line instead of a traceback.
 
 A reader's own file is checked against a chapter's *contract* (see
-:mod:`mqperf.contracts`): the columns the chapter needs, with their types and ranges.
+:mod:`mqperf.data.contracts`): the columns the chapter needs, with their types and ranges.
 Extra columns are allowed and kept.
 """
 
@@ -98,7 +98,7 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
         the path of a CSV file (comma-separated, UTF-8).
     contract
         For a path: the Table Schema it must satisfy, given as a contract name from
-        :mod:`mqperf.contracts`, a dataset name (its schema), or a schema dict. Columns
+        :mod:`mqperf.data.contracts`, a dataset name (its schema), or a schema dict. Columns
         the schema does not name are allowed. Without a contract, a path inside ``data/``
         uses its dataset's schema; any other path is an error.
 
@@ -165,7 +165,7 @@ def _resolve(name_or_path, contract):
         raise DataError(path, "no schema to check it against: name a contract (e.g. --contract)")
     if isinstance(contract, dict):
         return contract, path, True
-    from mqperf.contracts import CONTRACTS
+    from mqperf.data.contracts import CONTRACTS
 
     if contract in CONTRACTS:
         return CONTRACTS[contract], path, True
