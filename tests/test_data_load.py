@@ -33,7 +33,7 @@ def test_every_book_dataset_loads():
 
 def test_reader_file_with_extra_and_optional_columns(tmp_path):
     path = write(tmp_path, "tasks,rate_msg_s,comment\n1,100,a\n2,180,b\n")
-    frame = data.load(path, contract="task_scaling")
+    frame = data.load(path, contract="kafka_task_scaling")
     assert list(frame["tasks"]) == [1, 2] and "comment" in frame
 
 
@@ -57,7 +57,7 @@ def test_reader_file_with_extra_and_optional_columns(tmp_path):
 def test_bad_values_name_file_column_and_problem(tmp_path, text, column, fragment):
     path = write(tmp_path, text)
     with pytest.raises(DataError) as err:
-        data.load(path, contract="task_scaling")
+        data.load(path, contract="kafka_task_scaling")
     msg = str(err.value)
     assert str(path) in msg and fragment in msg
     assert column is None or f"column '{column}'" in msg
@@ -74,12 +74,12 @@ def test_unreadable_files(tmp_path, text, fragment):
     path = tmp_path / "in.csv"
     path.write_bytes(text.encode("latin-1"))
     with pytest.raises(DataError, match=re.escape(fragment)):
-        data.load(path, contract="task_scaling")
+        data.load(path, contract="kafka_task_scaling")
 
 
 def test_missing_file_and_unknown_dataset(tmp_path):
     with pytest.raises(DataError, match="file not found"):
-        data.load(tmp_path / "nope.csv", contract="task_scaling")
+        data.load(tmp_path / "nope.csv", contract="kafka_task_scaling")
     with pytest.raises(DataError, match="no dataset named 'nope'"):
         data.load("nope")
 
@@ -127,7 +127,7 @@ def test_files_that_are_not_comma_separated_csv_say_what_they_are(tmp_path, cont
     path = tmp_path / "in.csv"
     path.write_bytes(content)
     with pytest.raises(DataError) as err:
-        data.load(path, contract="task_scaling")
+        data.load(path, contract="kafka_task_scaling")
     assert fragment in str(err.value) and str(path) in str(err.value)
     assert "required column" not in str(err.value)
 
@@ -136,27 +136,27 @@ def test_files_that_are_not_comma_separated_csv_say_what_they_are(tmp_path, cont
 def test_not_csv_by_name(tmp_path, name):
     path = write(tmp_path, "tasks,rate_msg_s\n1,100\n", name=name)
     with pytest.raises(DataError, match="not a CSV file"):
-        data.load(path, contract="task_scaling")
+        data.load(path, contract="kafka_task_scaling")
 
 
 def test_blank_lines_are_skipped_and_line_numbers_stay_those_of_the_file(tmp_path):
     path = write(tmp_path, "tasks,rate_msg_s\n1,100\n\n2,200\n\n")
-    assert list(data.load(path, contract="task_scaling")["rate_msg_s"]) == [100.0, 200.0]
+    assert list(data.load(path, contract="kafka_task_scaling")["rate_msg_s"]) == [100.0, 200.0]
     path = write(tmp_path, "tasks,rate_msg_s\n1,100\n\n2,0\n")
     with pytest.raises(DataError, match="line 4: must be greater than 0"):
-        data.load(path, contract="task_scaling")
+        data.load(path, contract="kafka_task_scaling")
 
 
 def test_first_bad_line_wins_across_columns(tmp_path):
     path = write(tmp_path, "tasks,rate_msg_s\n1,100\n2,200\n3,-1\n0,400\n")
     with pytest.raises(DataError, match=r"column 'rate_msg_s', line 4"):
-        data.load(path, contract="task_scaling")
+        data.load(path, contract="kafka_task_scaling")
 
 
 def test_long_user_text_is_cut_in_messages(tmp_path):
     path = write(tmp_path, "tasks,rate_msg_s\n1," + "x" * 100_000 + "\n")  # not a number, and very long
     with pytest.raises(DataError) as err:
-        data.load(path, contract="task_scaling")
+        data.load(path, contract="kafka_task_scaling")
     assert len(str(err.value)) < len(str(path)) + 150 and "…" in str(err.value)
 
 
@@ -192,7 +192,7 @@ def test_a_million_rows_load_in_seconds_and_little_memory(tmp_path):
     pd.DataFrame({"series": rng.choice(["source", "sink"], n), "tasks": rng.integers(1, 64, n),
                   "rate_msg_s": rng.random(n) * 1e5 + 1, "gp_cpus": rng.integers(1, 8, n)}).to_csv(path, index=False)
     code = ("import resource, sys, time; from mqperf import data; t = time.perf_counter(); "
-            "f = data.load(sys.argv[1], contract='task_scaling'); "
+            "f = data.load(sys.argv[1], contract='kafka_task_scaling'); "
             "print(len(f), time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     rows, seconds, peak_mb = out.stdout.split()

@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mqperf.data import aggregate, charts
+from mqperf.data import aggregate
+from mqperf.present import charts
 from mqperf.present.tables import Table, show
 
 ROOT = Path(__file__).resolve().parents[1]

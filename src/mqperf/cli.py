@@ -210,11 +210,11 @@ def _check(args) -> int:
 
     name = args.contract
     chapter = None
-    if name not in CONTRACTS:
-        try:
-            chapter = book.find(name)
-        except LookupError:
-            pass  # a dataset name; load() says if it is unknown
+    try:
+        # A chapter's contract has the chapter's name: check it as the chapter would.
+        chapter = book.find(name)
+    except LookupError:
+        pass  # another contract (e.g. kafka_latch_cpus.latch_data) or a dataset name
     if chapter is None and args.parameter:
         raise MQPerfError("-p needs a chapter name in --contract (contracts and datasets take no parameters)")
     if chapter is not None:
@@ -226,6 +226,7 @@ def _check(args) -> int:
         # next to the fits, and fails with the very line preflight would.
         frame = data.load(args.file, contract=chapter.contract)
         used = chapters.preflight(chapter.name, args.file, params)
+        used = getattr(used, "points", used)  # a chapter's Results carry the points it fitted
         what = (f"chapter {chapter.name} (contract {chapter.contract}, "
                 f"{'parameters as given' if given else 'default parameters'})")
     else:

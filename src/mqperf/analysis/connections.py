@@ -58,7 +58,7 @@ def load_configurations(source: str) -> pd.DataFrame:
     exactly identified with one mean per cell, as the module docstring describes.
     """
     if _is_path(source):
-        frame = mqdata.load(source, contract="connection_costs").copy()
+        frame = mqdata.load(source, contract="client_connection_costs").copy()
         for col in ("tls", "suppress_x511"):
             frame[col] = frame[col].fillna(False).astype(bool) if col in frame else False
         frame["basis"] = frame["basis"].fillna("measured").astype(str) if "basis" in frame else "measured"

@@ -28,7 +28,7 @@ from mqperf.models._base import round_sig
 from mqperf.data import is_path as _is_path
 from mqperf.present.cards import card_name  # noqa: F401 (the chapter calls it from here)
 
-CONTRACT = "idle_costs"
+CONTRACT = "kafka_idle_trickle"
 FORMULA = "cpu_s_per_hour ~ tasks"
 SECONDS_PER_HOUR = 3600.0
 HOURS_PER_DAY = 24.0

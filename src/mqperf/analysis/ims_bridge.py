@@ -70,7 +70,7 @@ def load_points(source: str) -> pd.DataFrame:
     so their degrees of freedom are the distinct CPU counts, not the rows.
     """
     if _is_path(source):
-        frame = mqdata.load(source, contract="ims_cpu_scaling")
+        frame = mqdata.load(source, contract="ims_bridge")
         frame = aggregate.means(frame, [c for c in ("series", "basis", "cpus") if c in frame], ["rate_tps"])
         out = pd.DataFrame({"series": frame["series"].astype(str) if "series" in frame else "your data",
                             "cpus": frame["cpus"].astype(int), "cpu_config": frame["cpus"].astype(str),
@@ -101,7 +101,7 @@ def aggregation_note(points: pd.DataFrame) -> aggregate.AggregationNote:
 def load_cf(source: str) -> dict | None:
     """The CF busy share at the peak: {'busy_pct', 'processors', 'rate_tps'}, or None."""
     if _is_path(source):
-        frame = mqdata.load(source, contract="ims_cpu_scaling")
+        frame = mqdata.load(source, contract="ims_bridge")
         if "cf_busy_pct" not in frame or "cf_processors" not in frame or frame["cf_busy_pct"].isna().all():
             return None
         row = frame.dropna(subset=["cf_busy_pct", "cf_processors"]).sort_values("rate_tps").iloc[-1]

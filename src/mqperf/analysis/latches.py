@@ -54,7 +54,7 @@ def load_cpu_runs(source: str) -> pd.DataFrame:
     per-run calibration stays exactly identified (one run, one parameter).
     """
     if _is_path(source):
-        frame = mqdata.load(source, contract="cpu_sufficiency")
+        frame = mqdata.load(source, contract="kafka_latch_cpus")
         keys = [c for c in ("label", "gp_cpus") if c in frame]
         runs = aggregate.means(frame, keys, ["busy_pct", "sufficient_pct", "rate_msg_s"]).copy()
         if "label" not in runs:
@@ -272,7 +272,7 @@ def load_latches(source: str | None) -> LatchData:
     if not source:
         return LatchData(empty_t, empty_g, empty_c, None)
     if _is_path(source):
-        frame = mqdata.load(source, contract="latch_contention")
+        frame = mqdata.load(source, contract="kafka_latch_cpus.latch_data")
         # One mean wait per latch, CPU count and tasks value, as for the CPU runs above.
         keys = [c for c in ("latch", "gp_cpus", "basis", "tasks") if c in frame]
         times = aggregate.means(frame, keys, ["latch_s"]).copy()

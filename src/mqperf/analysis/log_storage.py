@@ -66,7 +66,7 @@ def load_log_stats(source: str) -> pd.DataFrame:
     a fixed interval, so equal weights are equal times); nothing here is fitted.
     """
     if _is_path(source):
-        frame = mqdata.load(source, contract="amqsrua_log")
+        frame = mqdata.load(source, contract="nativeha_storage")
         if "series" not in frame and len(frame) > MAX_PUBLICATIONS:
             frame = frame.assign(series="your data")
         if "series" in frame:

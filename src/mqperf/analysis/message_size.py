@@ -31,7 +31,7 @@ from mqperf.present.cards import card_name  # noqa: F401 (the chapter calls it f
 
 KB = 1024.0
 MB = 1024.0 * 1024.0
-CONTRACT = "message_size"
+CONTRACT = "kafka_message_size"
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def load_points(source: str, *, cpus: int | None = None) -> pd.DataFrame:
     series' degrees of freedom are its distinct tasks values (plus constraints), exactly as
     for a file that lists one rate per value.
     """
-    frame = mqdata.load(source, contract="task_scaling") if mqdata.is_path(source) else mqdata.load(source)
+    frame = mqdata.load(source, contract="kafka_task_scaling") if mqdata.is_path(source) else mqdata.load(source)
     # Average before labelling: string work on a million rows costs more than the means.
     keys = [c for c in ("connector", "series", "gp_cpus", "basis", "tasks") if c in frame]
     frame = aggregate.means(frame, keys, ["rate_msg_s"])

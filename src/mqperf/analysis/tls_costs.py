@@ -65,7 +65,7 @@ def load_renegotiation(source: str) -> pd.DataFrame:
     freedom, depend on the distinct (size, SSLRKEYC) points, not on the rows.
     """
     if _is_path(source):
-        frame = mqdata.load(source, contract="tls_renegotiation")
+        frame = mqdata.load(source, contract="tls_channel_costs")
         keys = [c for c in ("basis", "message_size_bytes", "sslrkeyc_bytes") if c in frame]
         frame = aggregate.means(frame, keys, ["cost_ratio"]).copy()
         frame["qualifier"] = ""

@@ -30,7 +30,7 @@ from mqperf.models.validation import leave_one_out as _loo
 from mqperf.data import is_path as _is_path
 from mqperf.present.cards import card_name  # noqa: F401 (the chapter calls it from here)
 
-CONTRACT = "uow"
+CONTRACT = "kafka_persistent_uow"
 
 #: A reader's separate log-bytes file (the ``log_bytes`` parameter given a path).
 LOG_BYTES_CONTRACT = {

@@ -53,7 +53,7 @@ def load_effects(source: str) -> pd.DataFrame:
     freedom are the distinct sizes.
     """
     if _is_path(source):
-        frame = mqdata.load(source, contract="zedc_size_effect")
+        frame = mqdata.load(source, contract="zedc_compression")
         cols = [c for c in READER_COLUMNS if c in frame]
         long = frame.melt(id_vars=["message_size_bytes"], value_vars=cols, var_name="metric", value_name="pct")
         long["metric"] = long["metric"].map(READER_COLUMNS)

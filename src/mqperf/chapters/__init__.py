@@ -1,12 +1,14 @@
 """One module per chapter notebook, with the same name: what is specific to that chapter.
 
-Each module declares the chapter's ``PARAMETERS`` (see :mod:`mqperf.parameters`) and a
-``preflight(params)`` that calls the same loading, fitting and planning functions the notebook
-calls, without drawing or writing anything. :func:`preflight` runs it before any kernel starts,
-so ``mqperf check`` and ``mqperf run`` give the same one-line verdict on the same file.
+Each module declares the chapter's ``PARAMETERS`` (see :mod:`mqperf.parameters`) and an
+``analyse(params)`` that loads, fits and plans, and returns a
+:class:`mqperf.present.results.Results` holding every sentence, table and chart the notebook
+shows; the notebook calls it once (:func:`analyse`) and shows the parts. :func:`preflight`
+runs the same function before any kernel starts, so ``mqperf check`` and ``mqperf run`` give
+the same one-line verdict on the same file, and nothing can differ between the two.
 
-Keep these modules cheap to import: analysis modules (pandas, scipy) are imported inside
-``preflight`` only.
+Keep the top of these modules cheap to import (``mqperf list`` reads ``PARAMETERS``): import
+pandas, scipy and the models inside functions, or in a sibling module the functions import.
 """
 
 from __future__ import annotations
@@ -58,4 +60,19 @@ def preflight(chapter: str, source: str | Path | None, params: dict | None = Non
     # Numerical warnings belong in the report the notebook writes, not on the reader's terminal.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if hasattr(mod, "analyse"):
+            return mod.analyse(values)
         return mod.preflight(values)
+
+
+def analyse(chapter: str, namespace: dict):
+    """The notebook's one call: ``r = chapters.analyse("<chapter>", globals())``.
+
+    Takes the chapter's declared parameters from the notebook's namespace (the papermill
+    parameters cell, with any values a run injected) and returns ``analyse``'s Results.
+    """
+    from mqperf.present import tables
+
+    tables.register_dataframe_display()  # a bare DataFrame a notebook shows goes through the one rule too
+    mod = module(chapter)
+    return mod.analyse({name: namespace[name] for name in mod.PARAMETERS if name in namespace})

@@ -4,7 +4,7 @@ from mqperf.parameters import DataFile, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="CPU per connect and disconnect: a CSV with sharecnv, listener, cpu_us "
-                          "[, tls, suppress_x511], or a book dataset", contract="connection_costs"),
+                          "[, tls, suppress_x511], or a book dataset", contract="client_connection_costs"),
     "blocked": DataFile(help='costs of refused connection attempts; "" for none',
                         contract="client_conn_blocked", files=False, optional=True),
     "address_space": DataFile(help='cost by address space, local against shared listener; "" for none',

@@ -4,7 +4,7 @@ from mqperf.parameters import DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="transaction rate against CPUs: a CSV with cpus, rate_tps [, series, cf_busy_pct, "
-                          "cf_processors], or a book dataset", contract="ims_cpu_scaling"),
+                          "cf_processors], or a book dataset", contract="ims_bridge"),
     "tuning": DataFile(help='the tuning steps with settings before and after; "" to skip',
                        contract="ims_bridge_tuning", files=False, optional=True),
     "target_tps": Number(help="planning: the transaction rate to plan for", unit="tx/s", minimum=0,

@@ -4,7 +4,7 @@ from mqperf.parameters import DataFile, Integer, Internal, Number, NumberList, T
 
 PARAMETERS = {
     "data": DataFile(help="idle CPU against tasks.max: a CSV with tasks, cpu_s_per_hour [, connector], "
-                          "or a book dataset", contract="idle_costs"),
+                          "or a book dataset", contract="kafka_idle_trickle"),
     "trickle": DataFile(help='get-with-wait interval and empty-get cost; "" uses wait_s and empty_get_cpu_us',
                         contract="kafka_trickle", files=False, optional=True),
     "wait_s": Number(help='the get-with-wait interval, used when trickle is ""', unit="s",

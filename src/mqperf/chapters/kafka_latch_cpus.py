@@ -4,9 +4,9 @@ from mqperf.parameters import DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="share of time with sufficient CPUs: a CSV with gp_cpus, busy_pct, sufficient_pct "
-                          "[, rate_msg_s, label], or a book dataset", contract="cpu_sufficiency"),
+                          "[, rate_msg_s, label], or a book dataset", contract="kafka_latch_cpus"),
     "latch_data": DataFile(help='latch wait times: a CSV with tasks, latch_s [, latch]; "" for none',
-                           contract="latch_contention", optional=True),
+                           contract="kafka_latch_cpus.latch_data", optional=True),
     "run_s": Number(help="seconds the latch times cover; none takes it from the data", unit="s",
                     minimum=0, exclusive_minimum=True, maximum=1e7, optional=True),
     # 100 % is only reached with infinitely many CPUs.

@@ -7,7 +7,7 @@ MAX_MESSAGE_KB = 102400
 
 PARAMETERS = {
     "data": DataFile(help="message rate against size: a CSV with msg_size_kb, rate_msg_s [, series, connector], "
-                          "or a book dataset", contract="message_size"),
+                          "or a book dataset", contract="kafka_message_size"),
     "plan_msg_size_kb": Number(help="planning question: rate and MB/s at this message size", unit="KB",
                                minimum=0, exclusive_minimum=True, maximum=MAX_MESSAGE_KB),
     "max_size_kb": Number(help="the largest message size the charts and the planning table show", unit="KB",

@@ -7,7 +7,7 @@ MAX_BATCH = 1_000_000
 
 PARAMETERS = {
     "data": DataFile(help="rate against messages per commit: a CSV with msgs_per_commit, rate_msg_s "
-                          "[, log_bytes_per_msg, operation, series], or a book dataset", contract="uow"),
+                          "[, log_bytes_per_msg, operation, series], or a book dataset", contract="kafka_persistent_uow"),
     "log_bytes": DataFile(help='log bytes per message by unit of work; "" takes log_bytes_per_msg from data',
                           contract="msgs_per_commit, log_bytes_per_msg [, operation]", optional=True),
     "b_put_commit": Number(help='book data only: the value read into the article\'s "2-3 messages per commit"',

@@ -4,7 +4,7 @@ from mqperf.parameters import Choice, DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="throughput against tasks.max: a CSV with tasks, rate_msg_s [, series], or a book dataset",
-                     contract="task_scaling"),
+                     contract="kafka_task_scaling"),
     "constraints": DataFile(help='"no gain from a to b" statements that are not points; "" for none',
                             contract="kafka_task_scaling_constraints", files=False, optional=True),
     "costs": DataFile(help='published CPU per message, for the CPU at the target rate; "" to skip',

@@ -5,7 +5,7 @@ from mqperf.parameters import DataFile, Integer, Internal, Number
 PARAMETERS = {
     "data": DataFile(help="recovery log figures: a CSV with write_latency_us, write_size_bytes, physical_bytes_s "
                           "[, logical_bytes_s, interval_s, series] (amqsrua -c DISK -t Log), or a book dataset",
-                     contract="amqsrua_log"),
+                     contract="nativeha_storage"),
     "mqldt": DataFile(help='mqldt results: a CSV written by mqldt --csvFile, a book dataset, or "" for none',
                       contract="mqldt --csvFile output", optional=True),
     "records": DataFile(help='records sent and received in the article\'s tests; "" for none',

@@ -8,7 +8,7 @@ MAX_SSLRKEYC_MB = 999_999_999 / 1048576
 
 PARAMETERS = {
     "data": DataFile(help="channel cost ratio with renegotiation: a CSV with message_size_bytes, sslrkeyc_bytes, "
-                          "cost_ratio, or a book dataset", contract="tls_renegotiation"),
+                          "cost_ratio, or a book dataset", contract="tls_channel_costs"),
     "published": DataFile(help="seed 002's size and CipherSpec comparisons; \"\" for none",
                           contract="tls_channel_costs", files=False, optional=True),
     "connect_costs": DataFile(help="seed 003's TLS increment per client connect; \"\" for none",

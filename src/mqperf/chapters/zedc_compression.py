@@ -5,7 +5,7 @@ from mqperf.parameters import Choice, DataFile, Integer, Internal, Number
 PARAMETERS = {
     "data": DataFile(help="effect of compression by message size: a CSV with message_size_bytes, "
                           "qm_tcb_increase_pct [, peak_throughput_increase_pct], or a book dataset",
-                     contract="zedc_size_effect"),
+                     contract="zedc_compression"),
     "recovery": DataFile(help="recovery rate and CPU per MB with uncompressed and zEDC-compressed archives",
                          contract="zedc_recovery"),
     "processor": DataFile(help="zEDC processor utilisation measured while one queue manager archived",

@@ -1,0 +1,94 @@
+"""One way in for a chapter's data, whoever's it is: :func:`open`.
+
+A reader's file is validated against the chapter's contract and comes back as it is. A book
+dataset is stored in provenance form (long tables with quotes, derived rows, several
+configurations in one file); the chapter's view module, ``mqperf.data.views.<chapter>``,
+turns it into the same contract shape a reader's file has. Only these view modules know the
+book's table shapes, so chapter code has no "is it a path?" branches.
+
+A view module defines ``VIEWS = {input_parameter: function(dataset_name, frame) -> frame}``;
+an input with no view is used as loaded.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from mqperf.data import loader
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a chapter's input came from, as reports and model cards name it."""
+
+    name: str | None         # dataset name, or the file's name
+    sha256: str | None
+    book_data: bool           # True for the book's own dataset (the published measurements)
+
+
+def book_dataset(source) -> str | None:
+    """The dataset name when ``source`` is one of the book's datasets (by name or by its path)."""
+    if source is None or str(source) == "":
+        return None
+    text = str(source)
+    if not loader.is_path(text) and not Path(text).suffix:
+        return text
+    path = Path(text).expanduser().resolve()
+    for res in loader.package_descriptor()["resources"]:
+        if (loader.data_dir() / res["path"]).resolve() == path:
+            return res["name"]
+    return None
+
+
+def contract_for(chapter: str, input: str = "data") -> str:
+    """The contract (or dataset schema) a reader's file for ``input`` must meet."""
+    from mqperf import parameters
+
+    declared = parameters.declarations(chapter).get(input)
+    contract = getattr(declared, "contract", "") or ""
+    return contract or (chapter if input == "data" else f"{chapter}.{input}")
+
+
+def describe(source, chapter: str | None = None) -> Source:
+    """The :class:`Source` of ``source`` (None or "" for no input)."""
+    if source is None or str(source) == "":
+        return Source(None, None, False)
+    name = book_dataset(source)
+    if name is not None:
+        return Source(name, loader.file_hash(loader.resource_path(name)), True)
+    return Source(Path(str(source)).name, loader.file_hash(Path(str(source)).expanduser()), False)
+
+
+def open(source, chapter: str, input: str = "data") -> pd.DataFrame:  # noqa: A001 (the verb is the point)
+    """``source`` as the contract-shaped frame the chapter's ``input`` reads.
+
+    Parameters
+    ----------
+    source
+        A book dataset name, the path of a book dataset, or a reader's CSV file.
+    chapter
+        The chapter (its notebook's name).
+    input
+        The chapter parameter the source was given as (``"data"``, ``"constraints"``, ...).
+
+    Raises
+    ------
+    DataError
+        A reader's file does not meet the contract (file, column, line and problem named).
+    """
+    name = book_dataset(source)
+    if name is None:
+        return loader.load(source, contract=contract_for(chapter, input))
+    frame = loader.load(name)
+    try:
+        module = importlib.import_module(f"{__name__}.{chapter}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{chapter}":
+            raise
+        return frame
+    view = getattr(module, "VIEWS", {}).get(input)
+    return frame if view is None else view(name, frame)

@@ -1,0 +1,188 @@
+"""Interpretation rules: results in, sentences out.
+
+A chapter is a report generator. Every sentence that states a result (a parameter, a peak,
+a count, whether a fit is identified, the planning answer) is made here or in the chapter's
+module from the numbers themselves, so it is true on whatever data the chapter runs on.
+Numbers in sentences use the same display rule as tables (:func:`num`), so a number a
+sentence quotes can be found in the table or chart beside it.
+
+The rules return Markdown strings; :class:`mqperf.present.results.Results` displays them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+from mqperf.present import numbers
+
+#: Digits of numbers quoted in sentences: tables show more, so a quoted number is a rounding
+#: of a shown one.
+PROSE_DIGITS = 3
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def num(value, digits: int = PROSE_DIGITS, unit: str | None = None) -> str:
+    """``value`` as a sentence shows it: the table display rule at ``digits`` significant digits.
+
+    >>> num(60112.4), num(0.1234, 2), num(510.0, unit="µs"), num(None)
+    ('60,100', '0.12', '510 µs', '–')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, float) and math.isinf(value):
+        return "unbounded"
+    text = numbers.format_number(float(value), digits)
+    return f"{text} {unit}" if unit else text
+
+
+def pct(value, digits: int = PROSE_DIGITS) -> str:
+    """A percentage already in percent: ``pct(36.9)`` is ``'36.9 %'``."""
+    return f"{num(value, digits)} %"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``count(2, "fit")`` is ``'two fits'``; small counts in words, so the number check
+    (every number in a sentence is shown in a table) does not apply to counting words."""
+    word = _WORDS[n] if 0 <= n < len(_WORDS) else f"{n:,}"
+    return f"{word} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def listing(items: Iterable[str], conjunction: str = "and") -> str:
+    """``listing(["a", "b", "c"])`` is ``'a, b and c'``."""
+    items = [str(i) for i in items]
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def quoted(name: str) -> str:
+    """A series or file name as sentences show it (names may hold any character)."""
+    return f"“{name}”"
+
+
+# -- sections the data cannot support ------------------------------------------------------
+
+def not_supported(why: str) -> str:
+    """The one sentence shown instead of a table or chart the data cannot support.
+
+    ``why`` says what the data lacks and what the section would need, e.g. "your file has no
+    'no gain' statements, so there is no sensitivity band".
+    """
+    text = why.strip()
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+# -- fits -----------------------------------------------------------------------------------
+
+def identification(results: dict) -> str:
+    """What a set of fits can claim, in one or two sentences.
+
+    ``results`` maps a series name to a fitted :class:`~mqperf.models._base.FitResult`.
+    "Exactly identified" is said of a fit if and only if it has no residual degrees of freedom
+    and passes through its points; fits pressed against a bound say so.
+    """
+    if not results:
+        return "No series could be fitted."
+    exact = [s for s, r in results.items() if r.exactly_identified]
+    stuck = [s for s, r in results.items() if not r.exactly_identified and r.df_resid <= 0]
+    bound = [s for s, r in results.items() if r.active_bounds and r.df_resid > 0]
+    free = [s for s, r in results.items() if s not in exact and s not in stuck]
+    n = len(results)
+    parts = []
+    if len(exact) == n:
+        parts.append(
+            ("The fit is" if n == 1 else f"All {count(n, 'fit')} are")
+            + " exactly identified: there are as many equations as parameters, so nothing is left to "
+            "estimate the noise and no interval can be computed. None is reported rather than a fake one."
+        )
+        return " ".join(parts)
+    if exact:
+        parts.append(f"Series {listing(quoted(s) for s in exact)} {'is' if len(exact) == 1 else 'are'} "
+                     "exactly identified (as many equations as parameters): no intervals.")
+    if stuck:
+        one = len(stuck) == 1
+        parts.append(f"{_series_phrase(stuck)} no residual degrees of freedom, yet "
+                     f"{'its curve misses its' if one else 'their curves miss their'} points: read {'it' if one else 'them'} "
+                     "as a description, not an estimate.")
+    if bound:
+        held = sorted({p for s in bound for p in results[s].active_bounds})
+        parts.append(f"In {_series_phrase(bound, verb=False)} {listing(held)} "
+                     f"{'is' if len(held) == 1 else 'are'} held at {'its' if len(held) == 1 else 'their'} bound "
+                     "(the data would push past it), so only the other parameters are estimated.")
+    if free:
+        parts.append(f"{_series_phrase(free)} residual degrees of freedom: "
+                     "the intervals below come from the scatter about the curve.")
+    return " ".join(parts)
+
+
+def _series_phrase(names: Sequence[str], verb: bool = True) -> str:
+    names = [quoted(s) for s in names]
+    if not verb:
+        return "series " + listing(names)
+    return f"The fit of {names[0]} has" if len(names) == 1 else f"The fits of {listing(names)} have"
+
+
+def usl_reading(series: str, result, *, measured_max_n: float, unit: str = "msg/s") -> list[str]:
+    """The Universal Scalability Law's parameters of one fit, read as statements.
+
+    Rules (each with a test):
+    - σ > 0.5: most of the work is serialised; 0.05 < σ ≤ 0.5: a share is serialised;
+      otherwise contention is small;
+    - κ's interval (when there is one) excludes 0: throughput falls past the peak; includes 0:
+      the data cannot tell a fall from a plateau; κ = 0 (held or fitted): no retrograde;
+    - the peak lies beyond the largest measured N: an extrapolation.
+    """
+    name = quoted(series)
+    sigma, kappa = float(result.params.get("sigma", 0.0)), float(result.params.get("kappa", 0.0))
+    out = []
+    if sigma > 0.5:
+        out.append(f"In {name} σ = {num(sigma)}: most of the work is serialised, so added concurrency buys little.")
+    elif sigma > 0.05:
+        out.append(f"In {name} σ = {num(sigma)}: a share of the work is serialised (contention).")
+    else:
+        out.append(f"In {name} σ = {num(sigma)}: contention is small.")
+    ci = result.conf_int() if result.df_resid > 0 and result.cov is not None else None
+    if kappa <= 0:
+        out.append("κ is 0: the curve flattens but does not fall (no coherency delay the data can see).")
+    elif ci is not None and "kappa" in ci.index and math.isfinite(ci.loc["kappa"].iloc[0]):
+        lo = float(ci.loc["kappa"].iloc[0])
+        if lo > 0:
+            out.append(f"κ = {num(kappa)} and its 95 % interval excludes 0: throughput falls past the peak.")
+        else:
+            out.append(f"κ = {num(kappa)}, but its 95 % interval includes 0: the data cannot tell a fall "
+                       "past the peak from a plateau.")
+    else:
+        out.append(f"κ = {num(kappa)}, with no interval: the fit has no degrees of freedom to test it.")
+    peak_n, peak_x = result.peak_n(), result.peak_x()
+    if math.isfinite(peak_n):
+        where = ("beyond the largest measured concurrency "
+                 f"({num(measured_max_n)}): an extrapolation, not a measurement"
+                 if peak_n > measured_max_n else "within the measured range")
+        out.append(f"The modelled peak, {num(peak_x, unit=unit)} at N = {num(peak_n)}, lies {where}.")
+    elif math.isfinite(peak_x):
+        out.append(f"The model has no peak: throughput approaches {num(peak_x, unit=unit)} (λ/σ) "
+                   "as concurrency grows.")
+    else:
+        out.append("The model has no peak: throughput keeps rising with concurrency.")
+    return out
+
+
+def extrapolation(value: float, measured_max: float, what: str) -> str | None:
+    """A warning when an answer lies past the data, else None."""
+    if value > measured_max:
+        return (f"{what} ({num(value)}) lies beyond the largest measured value ({num(measured_max)}): "
+                "an extrapolation.")
+    return None
+
+
+def paragraph(*sentences: str | None) -> str:
+    """Sentences joined into one paragraph, skipping empty ones."""
+    return " ".join(s.strip() for s in sentences if s and s.strip())
+
+
+def bullets(items: Iterable[str]) -> str:
+    return "\n".join(f"* {item}" for item in items if item)

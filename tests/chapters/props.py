@@ -1,0 +1,145 @@
+"""Checks every chapter's property tests share: run a chapter's analysis on a generated file and
+hold its report to what it shows.
+
+- every number a computed sentence states is shown in a table or chart of the same run (to the
+  sentence's precision);
+- "exactly identified" is said if and only if some fit has no residual degrees of freedom;
+- no table is empty (a section the data cannot support is one sentence).
+
+Chapters' generators live in their own test files; this module only checks results.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from mqperf import chapters
+from mqperf.present.results import Missing, Results, Text
+from mqperf.present.tables import Table
+
+# A number as sentences write it: 60,112 / 0.12 / 1.5e-05 / -3.2; not part of a word or name.
+_NUMBER = re.compile(r"(?<![\w.,/-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]?\d+)?(?![\w/])")
+# Parts of a sentence that are names, code or links, not results.
+_NOT_RESULTS = re.compile(r"“[^”]*”|`[^`]*`|\{[a-z]+\}`[^`]*`|\[[^\]]*\]\([^)]*\)|\$[^$]*\$|\([A-Z]\d{3}\)|E\d{3}")
+#: Numbers every report may state without a table: the interval level, small counts.
+CONVENTIONS = {95.0}
+
+
+def run(chapter: str, data: Path | str, **params) -> Results:
+    """The chapter's analysis on ``data`` with ``params`` over its reader defaults, as ``mqperf run``."""
+    from mqperf import parameters
+
+    values = parameters.effective(chapter, str(data), {**parameters.run_overrides(chapter, str(data), {}), **params}).values
+    return chapters.module(chapter).analyse(values)
+
+
+def stated_numbers(markdown: str) -> list[str]:
+    """The numbers a passage states, as written (names, code, formulas and links left out)."""
+    text = _NOT_RESULTS.sub(" ", markdown)
+    return [m.group(0) for m in _NUMBER.finditer(text)]
+
+
+def shown_values(results: Results) -> list[float]:
+    """Every number a run's tables (cells and captions) and charts (their data) show."""
+    values: list[float] = []
+    for item in results.items.values():
+        if isinstance(item, Table):
+            for col in item.frame.columns:
+                values.extend(_floats(item.frame[col]))
+                values.extend(_floats_in_text(str(col)))
+            values.extend(_floats_in_text(item.caption or ""))
+            for row in item._cells():
+                for cell in row:
+                    values.extend(_floats_in_text(cell))
+        elif item is not None and hasattr(item, "to_dict"):
+            spec = item.to_dict()
+            for rows in spec.get("datasets", {}).values():
+                for row in rows:
+                    for v in row.values():
+                        values.extend(_floats([v]))
+                        if isinstance(v, str):
+                            values.extend(_floats_in_text(v))
+    return values
+
+
+def _floats(values) -> list[float]:
+    out = []
+    for v in values:
+        if isinstance(v, bool) or v is None:
+            continue
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(f):
+            out.append(f)
+    return out
+
+
+def _floats_in_text(text: str) -> list[float]:
+    return [_parse(t) for t in _NUMBER.findall(str(text))]
+
+
+def _parse(token: str) -> float:
+    return float(token.replace(",", ""))
+
+
+def _matches(token: str, shown: list[float]) -> bool:
+    value = _parse(token)
+    if value in CONVENTIONS or (value == int(value) and 0 <= value <= 10):
+        return True
+    # Half a unit in the token's last place: 60,100 matches a shown 60,112; 0.12 a shown 0.1234.
+    mantissa = token.replace(",", "").split("e")[0].lstrip("-")
+    exponent = int(token.split("e")[1]) if "e" in token else 0
+    if "." in mantissa:
+        place = -len(mantissa.split(".")[1])
+    else:  # 60,100 is a rounding to hundreds of a shown 60,112
+        place = len(mantissa) - len(mantissa.rstrip("0")) if mantissa.strip("0") else 0
+    half = 0.5 * 10 ** (place + exponent) * (1 + 1e-9)
+    return any(abs(abs(s) - abs(value)) <= half for s in shown)
+
+
+def unshown_numbers(results: Results) -> dict[str, list[str]]:
+    """By passage: the numbers it states that no table or chart of the run shows."""
+    shown = shown_values(results)
+    out = {}
+    for key, text in results.sentences().items():
+        missing = [t for t in stated_numbers(text) if not _matches(t, shown)]
+        if missing:
+            out[key] = missing
+    return out
+
+
+def says_exactly_identified(results: Results) -> bool:
+    return any("exactly identified" in t for t in results.sentences().values())
+
+
+def assert_report_is_honest(results: Results, fit_results: dict | None = None) -> None:
+    """The shared properties; ``fit_results`` (series -> FitResult) enables the identification check."""
+    unshown = unshown_numbers(results)
+    assert not unshown, f"numbers stated but shown in no table or chart: {unshown}"
+    for key, item in results.items.items():
+        if isinstance(item, Table):
+            assert len(item.frame) > 0, f"table {key} is empty"
+        assert not (isinstance(item, Text) and not item.markdown.strip()), f"passage {key} is blank"
+        if isinstance(item, Missing):
+            assert item.why.strip(), f"section {key} is missing without a reason"
+    if not results.book_data:
+        from mqperf.present.results import ABOUT_TITLE
+
+        assert not any(ABOUT_TITLE in t for t in results.sentences().values()), \
+            "a passage about the published measurements shows on a reader's data"
+    if fit_results is not None:
+        exact = any(r.df_resid <= 0 and r.exactly_identified for r in fit_results.values())
+        assert says_exactly_identified(results) == exact, (
+            f"'exactly identified' said: {says_exactly_identified(results)}; "
+            f"a fit with no residual degrees of freedom: {exact}")
+
+
+def frame_to_csv(frame: pd.DataFrame, path: Path) -> Path:
+    frame.to_csv(path, index=False)
+    return path
