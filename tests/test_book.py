@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -59,12 +60,35 @@ def test_build_records_inputs_and_then_reuses(mini_book):
     lines = []
     assert book.build(html=False, echo=lines.append) == 0
     nb = nbformat.read(mini_book / "chapters" / "tiny.ipynb", as_version=4)
-    assert nb.metadata["mqperf"]["inputs"] == ["data/kafka_task_scaling.csv"]
+    # The dataset its parameter names, and the descriptor and shared contract fields every read uses.
+    assert nb.metadata["mqperf"]["inputs"] == ["data/contracts/_fields.json", "data/datapackage.json",
+                                               "data/kafka_task_scaling.csv"]
     assert nb.cells[2].outputs[0]["data"]["text/plain"] == "15"
     assert any("executed  tiny" in ln for ln in lines)
     lines.clear()
     assert book.build(html=False, echo=lines.append) == 0
     assert any("reused    tiny" in ln for ln in lines), lines
+
+
+def test_declared_inputs_cover_every_file_a_chapter_reads(monkeypatch):
+    """The build hashes the inputs a chapter declares; a file it reads but does not declare
+    would leave it 'current' after that file changed. Run each chapter's analysis with a spy
+    on the loader and compare."""
+    from mqperf import chapters
+    from mqperf.data import loader
+
+    for chapter in book.discover():
+        read = set()
+        real = loader._check_readable
+
+        def spy(path, _real=real, _read=read):
+            _read.add(os.path.relpath(Path(path).resolve(), ROOT))
+            return _real(path)
+
+        monkeypatch.setattr(loader, "_check_readable", spy)
+        chapters.preflight(chapter.name, None, {})
+        declared = set(book.chapter_inputs(chapter.name))
+        assert read <= declared, f"{chapter.name} reads files the build does not hash: {sorted(read - declared)}"
 
 
 def test_input_hash_follows_the_data_the_chapter_read(mini_book):

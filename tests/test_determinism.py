@@ -47,7 +47,7 @@ from mqperf.publish import build as book
 source, target, cards, env_hash = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
 for attempt in range(3):
     try:
-        inputs = book.execute_notebook(source, target, parameters={"cards_dir": str(cards)}, cwd=source.parent)
+        book.execute_notebook(source, target, parameters={"cards_dir": str(cards)}, cwd=source.parent)
         break
     except RuntimeError as exc:  # a kernel that died at start-up (port race) is retried, as the build does
         if "Kernel died before replying" not in str(exc) or attempt == 2:
@@ -66,7 +66,7 @@ for cell in nb.cells:
                 out["execution_count"] -= shift
     kept.append(cell)
 nb.cells = kept
-book.normalise(nb, inputs=inputs, env_hash=env_hash)
+book.normalise(nb, inputs=book.chapter_inputs(source.stem), env_hash=env_hash)
 nbformat.write(nb, target)
 """
 

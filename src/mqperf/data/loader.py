@@ -126,7 +126,6 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
     schema, path, partial = _resolve(name_or_path, contract)
     _check_readable(path)
     _check_format(path)
-    _record_input(path)
     raw_header = _header(path)
     header = [h.strip() for h in raw_header]
     fields = schema["fields"]
@@ -140,14 +139,6 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
             raise DataError(path, "unexpected column", column=shorten(extra[0]))
     present = [f for f in fields if f["name"] in header]
     return _Table(path, raw_header, present, schema.get("primaryKey")).validated()
-
-
-def _record_input(path: Path) -> None:
-    """Note a file a chapter read, so the build can re-execute it when the file changes."""
-    log = os.environ.get("MQPERF_INPUTS_LOG")
-    if log:
-        with open(log, "a", encoding="utf-8") as fh:
-            fh.write(str(path.resolve()) + "\n")
 
 
 def _resolve(name_or_path, contract):

@@ -59,6 +59,14 @@ def listing(items: Iterable[str], conjunction: str = "and") -> str:
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
+_SYMBOLS = {"sigma": "σ", "kappa": "κ", "lam": "λ", "lambda": "λ"}
+
+
+def symbol(parameter: str) -> str:
+    """A parameter's name as the book writes it: ``symbol("sigma")`` is ``'σ'``."""
+    return _SYMBOLS.get(parameter, parameter)
+
+
 def quoted(name: str) -> str:
     """A series or file name as sentences show it (names may hold any character)."""
     return f"“{name}”"
@@ -95,7 +103,7 @@ def identification(results: dict) -> str:
     parts = []
     if len(exact) == n:
         parts.append(
-            ("The fit is" if n == 1 else f"All {count(n, 'fit')} are")
+            ("The fit is" if n == 1 else "Both fits are" if n == 2 else f"All {count(n, 'fit')} are")
             + " exactly identified: there are as many equations as parameters, so nothing is left to "
             "estimate the noise and no interval can be computed. None is reported rather than a fake one."
         )
@@ -109,7 +117,7 @@ def identification(results: dict) -> str:
                      f"{'its curve misses its' if one else 'their curves miss their'} points: read {'it' if one else 'them'} "
                      "as a description, not an estimate.")
     if bound:
-        held = sorted({p for s in bound for p in results[s].active_bounds})
+        held = sorted({symbol(p) for s in bound for p in results[s].active_bounds})
         parts.append(f"In {_series_phrase(bound, verb=False)} {listing(held)} "
                      f"{'is' if len(held) == 1 else 'are'} held at {'its' if len(held) == 1 else 'their'} bound "
                      "(the data would push past it), so only the other parameters are estimated.")

@@ -2,9 +2,12 @@
 
 Execution is cached by content. A chapter is re-executed only when its *input hash*
 changes: the hash of its cells' sources, of the package code, of the lock file, and of the
-data files it read the last time it ran (recorded while it runs, see
-:func:`mqperf.data.load`). The hash and the list of inputs are stored in the committed
-notebook's metadata, so a fresh clone knows its notebooks are current without running them.
+data files it reads. Those are resolved from its declared parameters (:func:`chapter_inputs`:
+the book datasets its data parameters default to, the datasets its view module declares, its
+contracts and the data package descriptor), not observed while it runs, so nothing passes
+between the chapter's kernel and the build. The hash and the list of inputs are stored in the
+committed notebook's metadata, so a fresh clone knows its notebooks are current without
+running them.
 
 A failed chapter leaves its committed notebook, ``models/`` cards and ``_build/html`` as
 they were: notebooks are executed into a temporary file and swapped in only on success,
@@ -30,9 +33,6 @@ from pathlib import Path
 import nbformat
 
 from mqperf.paths import book_root, chapters_dir, package_dir
-
-INPUTS_LOG_ENV = "MQPERF_INPUTS_LOG"
-
 
 @dataclass
 class Chapter:
@@ -163,34 +163,53 @@ def is_current(chapter: Chapter, env_hash: str | None = None) -> bool:
 
 # -- execution --------------------------------------------------------------------------------
 
-def execute_notebook(source: Path, target: Path, *, parameters: dict | None = None, cwd: Path | None = None) -> list[str]:
-    """Run ``source`` with papermill into ``target``; return the data files it loaded.
+def execute_notebook(source: Path, target: Path, *, parameters: dict | None = None, cwd: Path | None = None) -> None:
+    """Run ``source`` with papermill into ``target``.
 
     Raises papermill's PapermillExecutionError when a cell fails; ``target`` then holds
     the partial notebook, which callers keep away from anything published.
     """
     import papermill
 
-    fd, log = tempfile.mkstemp(prefix="mqperf-inputs-", suffix=".txt")
-    os.close(fd)
-    previous = os.environ.get(INPUTS_LOG_ENV)
-    os.environ[INPUTS_LOG_ENV] = log
+    with _kernel_stderr_captured():
+        papermill.execute_notebook(
+            str(source), str(target), parameters=parameters or {}, kernel_name="python3",
+            cwd=str(cwd or source.parent), progress_bar=False, log_output=False,
+            request_save_on_cell_execute=False,
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        )
+
+
+def chapter_inputs(name: str) -> list[str]:
+    """The book files chapter ``name`` reads when run on its defaults, relative to the book root.
+
+    Every data parameter's default dataset, the datasets its view module lists in ``READS``
+    (a view that joins another table), the chapter's contracts (which decide how a file is
+    read) and the data package descriptor (the datasets' schemas).
+    """
+    import importlib
+
+    from mqperf import parameters
+    from mqperf.data import loader
+    from mqperf.data.contracts import SHARED, contracts_dir
+
+    root = book_root()
+    datasets = set(loader.resource_names())
+    # The parameters cell, not the chapter module: a chapter is a notebook first, and its
+    # defaults are what the book runs.
+    names = {v for v in parameters.defaults(name).values() if isinstance(v, str) and v in datasets}
     try:
-        with _kernel_stderr_captured():
-            papermill.execute_notebook(
-                str(source), str(target), parameters=parameters or {}, kernel_name="python3",
-                cwd=str(cwd or source.parent), progress_bar=False, log_output=False,
-                request_save_on_cell_execute=False,
-                extra_arguments=["--IPKernelApp.log_level=ERROR"],
-            )
-        lines = Path(log).read_text(encoding="utf-8").splitlines()
-    finally:
-        os.unlink(log)
-        if previous is None:
-            os.environ.pop(INPUTS_LOG_ENV, None)
-        else:
-            os.environ[INPUTS_LOG_ENV] = previous
-    return sorted(set(filter(None, lines)))
+        view = importlib.import_module(f"mqperf.data.views.{name}")
+        names.update(getattr(view, "READS", ()))
+    except ModuleNotFoundError as exc:
+        if exc.name != f"mqperf.data.views.{name}":
+            raise
+    files = {loader.resource_path(n) for n in names}
+    files.add(loader.data_dir() / loader.PACKAGE_FILE)
+    files.update(p for p in contracts_dir().glob(f"{name}*.json") if p.stem.split(".")[0] == name)
+    if (contracts_dir() / SHARED).exists():
+        files.add(contracts_dir() / SHARED)
+    return sorted(os.path.relpath(f, root) for f in files)
 
 
 @contextmanager
@@ -227,9 +246,7 @@ def normalise(nb, *, inputs: list[str] | None = None, env_hash: str | None = Non
         cell.metadata.pop("papermill", None)
         cell.metadata.pop("execution", None)
     if inputs is not None:
-        root = book_root()
-        rel = sorted({os.path.relpath(p, root) for p in inputs})
-        nb.metadata.setdefault("mqperf", {})["inputs"] = rel
+        nb.metadata.setdefault("mqperf", {})["inputs"] = sorted(inputs)
         nb.metadata["mqperf"]["input_hash"] = input_hash(nb, env_hash)
 
 
@@ -239,9 +256,9 @@ def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
     source = Path(path)
     tmp = source.with_name(f".{source.stem}.executing.ipynb")
     try:
-        inputs = _execute_with_retry(source, tmp)
+        _execute_with_retry(source, tmp)
         nb = nbformat.read(tmp, as_version=4)
-        normalise(nb, inputs=inputs, env_hash=env_hash)
+        normalise(nb, inputs=chapter_inputs(name), env_hash=env_hash)
         nbformat.write(nb, tmp)
         tmp.replace(source)
     except Exception as exc:  # reported per chapter; the build decides what fails
