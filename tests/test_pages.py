@@ -24,7 +24,24 @@ def test_errata_page_has_every_erratum():
     text = pages.errata()
     for row in ERRATA:
         assert f"(errata-{row['erratum_id'].lower()})=" in text
-        assert row["quote"] in text
+        # The whole quote, every line of it inside the one blockquote.
+        assert "\n".join(f"> {line}".rstrip() for line in row["quote"].strip().splitlines()) in text
+
+
+def test_errata_page_reads_as_text():
+    text = pages.errata()
+    assert "(printed: )" not in text and "printed: )" not in text
+    for row in ERRATA:
+        formula, value = row["implied_formula"], row["implied_value"]
+        if formula and formula.replace(",", "") == value.replace(",", ""):
+            assert f"`{formula}` = " not in text, row["erratum_id"]  # no "4382523 = 4382523"
+    # Sources are named by the article's title, not only by the seed's file name.
+    assert "— *IBM MQ for z/OS 9.3.3 - Performance of Kafka Connectors on z/OS" in text
+
+
+def test_errata_numbers_keep_every_printed_digit():
+    assert pages._number("26169344") == "26,169,344"
+    assert pages._number("-405.027") == "-405.027" and pages._number("1KB") == "1KB"
 
 
 def test_model_cards_page_lists_every_card():

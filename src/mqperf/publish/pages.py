@@ -76,8 +76,52 @@ def data_catalog() -> str:
     return "\n".join(out)
 
 
+def _seed_titles() -> dict[str, str]:
+    """Seed file name -> article title, from the data package's source lists."""
+    package = json.loads((data_dir() / "datapackage.json").read_text(encoding="utf-8"))
+    titles = {}
+    for res in package.get("resources", []):
+        for src in res.get("sources", []):
+            if src.get("path") and src.get("title"):
+                titles[Path(src["path"]).name] = src["title"]
+    return titles
+
+
+def _number(text: str) -> str:
+    """A number from a CSV or card with thousands separators and every digit it has (these
+    pages quote values, they do not round them); text that is not a number stays as it is."""
+    raw = text.strip()
+    try:
+        float(raw.replace(",", ""))
+    except ValueError:
+        return text
+    if "e" in raw.lower():
+        return raw
+    sign, digits = ("-", raw[1:]) if raw.startswith("-") else ("", raw)
+    whole, _, frac = digits.replace(",", "").partition(".")
+    return f"{sign}{int(whole or 0):,}" + (f".{frac}" if frac else "")
+
+
+def _blockquote(text: str) -> str:
+    """A quote as one Markdown blockquote, however many lines or paragraphs it has."""
+    return "\n".join(f"> {line}".rstrip() for line in text.strip().splitlines())
+
+
+def _implied(r: dict) -> str | None:
+    """The "Implied" sentence of an erratum, or None when the row states no implied value."""
+    value, formula, printed = r.get("implied_value", ""), r.get("implied_formula", ""), r.get("printed_value", "")
+    if not value:
+        return None
+    shown = _number(value)
+    # A formula that is just the value restates it; it adds nothing to show both.
+    computed = f"`{formula}` = {shown}" if formula and _number(formula) != shown else shown
+    against = f", where the source prints {_number(printed)}" if printed else ""
+    return f"**Implied.** {computed}{against}."
+
+
 def errata() -> str:
     rows = _rows(data_dir() / "errata.csv")
+    titles = _seed_titles()
     out = [
         "(errata)=",
         "# Errata in the sources",
@@ -88,25 +132,44 @@ def errata() -> str:
         "implied value.",
         "",
         _table(["erratum", "dataset(s)", "printed", "implied"],
-               [[f"{{ref}}`{r['erratum_id']} <errata-{r['erratum_id'].lower()}>`", r["affects"], r["printed_value"], r["implied_value"]] for r in rows]),
+               [[f"{{ref}}`{r['erratum_id']} <errata-{r['erratum_id'].lower()}>`", r["affects"],
+                 _number(r["printed_value"]) or "–", _number(r["implied_value"]) or "–"] for r in rows]),
         "",
     ]
     for r in rows:
+        seed = r["seed"]
+        source = f"*{titles[seed]}* (`{seed}`)" if seed in titles else f"`{seed}`"
         out += [
             f"(errata-{r['erratum_id'].lower()})=",
             f"## {r['erratum_id']}: {r['affects']}",
             "",
-            f"> {r['quote']}",
+            _blockquote(r["quote"]),
             "",
-            f"— `{r['seed']}`",
+            f"— {source}",
             "",
             f"**Problem.** {r['problem']}",
             "",
         ]
-        if r.get("implied_formula"):
-            out += [f"**Implied.** `{r['implied_formula']}` = {r['implied_value']} (printed: {r['printed_value']}).", ""]
+        implied = _implied(r)
+        if implied:
+            out += [implied, ""]
         out += [f"**Why it matters.** {r['why_it_matters']}", ""]
     return "\n".join(out)
+
+
+_FIT_LABELS = {"nobs": "points", "df_model": "parameters estimated", "df_resid": "residual degrees of freedom",
+               "ssr": "sum of squared residuals", "rmse": "RMSE", "r2": "R²", "mape": "MAPE (%)",
+               "mape_pct": "MAPE (%)", "n_constraints": "constraints", "identification": "identification"}
+
+
+def _fit_sentence(fit: dict) -> str:
+    parts = []
+    for key, value in fit.items():
+        if value is None or value == "" or isinstance(value, bool):
+            continue  # a flag restates the identification sentence
+        label = _FIT_LABELS.get(key, key.replace("_", " "))
+        parts.append(f"{label} {_shown(value)}")
+    return "; ".join(parts)
 
 
 def model_cards() -> str:
@@ -116,8 +179,8 @@ def model_cards() -> str:
         "# Model cards",
         "",
         "Every model the chapters fit, as written to `models/*.json`: parameters with their units",
-        "and 95 % intervals (none where the fit is exactly identified), fit statistics, and the",
-        "SHA-256 of the dataset it was fitted to.",
+        "and 95 % intervals (none where the fit is exactly identified, or for a parameter held at",
+        "its bound), fit statistics, and the SHA-256 of the dataset it was fitted to.",
         "",
     ]
     if not cards:
@@ -125,17 +188,31 @@ def model_cards() -> str:
     for card in cards:
         fit = card.get("fit", {})
         out += [f"## {card.get('name', card.get('card'))}", "", f"`{card.get('formula', '')}`", ""]
-        params = [[p, v.get("estimate"), v.get("std_err"), _interval(v.get("ci95")), v.get("unit", ""), "yes" if v.get("at_bound") else ""]
-                  for p, v in card.get("parameters", {}).items()]
+        params = []
+        for p, v in card.get("parameters", {}).items():
+            bound = "held there" if v.get("fixed_by_bound") else ("yes" if v.get("at_bound") else "no")
+            params.append([p, _shown(v.get("estimate")), _shown(v.get("std_err")), _interval(v.get("ci95")),
+                           v.get("unit", "") or "–", bound])
         out += [_table(["parameter", "estimate", "std. error", "95 % interval", "unit", "at bound"], params), ""]
-        stats = ", ".join(f"{k} {v}" for k, v in fit.items())
-        out += [f"*Fit:* {stats}.", ""]
+        out += [f"*Fit:* {_fit_sentence(fit)}.", ""]
         data = card.get("data", {})
-        out += [f"*Data:* `{data.get('dataset')}` (sha256 `{str(data.get('sha256', ''))[:16]}…`, {data.get('nobs')} observations).", ""]
+        out += [f"*Data:* `{data.get('dataset')}` (sha256 `{str(data.get('sha256', ''))[:16]}…`, "
+                f"{data.get('nobs')} observations).", ""]
         for note in card.get("notes", []):
             out.append(f"- {note}")
         out.append("")
     return "\n".join(out)
+
+
+def _shown(value) -> str:
+    """A card's value (already rounded to the card's digits when it was written) as text."""
+    from mqperf.present import numbers
+
+    if value is None:
+        return "–"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    return f"{value:,}" if isinstance(value, int) else numbers.format_number(value, numbers.CARD_DIGITS)
 
 
 def parameters() -> str:
@@ -168,7 +245,7 @@ def parameters() -> str:
 def _interval(ci) -> str:
     if not ci or ci[0] is None:
         return "none"
-    return f"[{ci[0]}, {ci[1]}]"
+    return f"{_shown(ci[0])} to {_shown(ci[1])}"
 
 
 def write_all() -> list[Path]:

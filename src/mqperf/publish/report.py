@@ -22,11 +22,19 @@ body { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; max-width: 980px;
 pre { background: #f6f8fa; padding: .6em; overflow-x: auto; font-size: 90%; }
 pre.input { border-left: 3px solid #1f5fa8; }
 table { border-collapse: collapse; font-size: 90%; margin: .5em 0; }
-th, td { border: 1px solid #ddd; padding: .2em .5em; text-align: right; }
+th, td { border: 1px solid #ddd; padding: .2em .5em; }
 th { background: #f0f0f0; }
 .output { margin: .5em 0 1.5em; overflow-x: auto; }
 .meta { color: #666; font-size: 90%; }
 """
+
+def _book_css() -> str:
+    """The book's table and chart rules, so a report's tables look and fit as the book's do."""
+    from mqperf.paths import book_root
+
+    path = book_root() / "_static" / "mqperf.css"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
 
 # MyST roles: {ref}`text <target>`, {doc}`text <target>`, {doc}`target`, {numref}, ...
 _ROLE = re.compile(r"\{(?:ref|doc|numref|eq|term|download)\}`([^`<]*?)\s*(?:<([^>]*)>)?`")
@@ -101,7 +109,7 @@ def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = ""
         head.append(f"<script>{mathjax}</script>")
     page = (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style>{''.join(head)}</head><body>"
+        f"<title>{html.escape(title)}</title><style>{_CSS}{_book_css()}</style>{''.join(head)}</head><body>"
         f'<p class="meta">{html.escape(subtitle)}</p>' + "\n".join(body) + "</body></html>\n"
     )
     target.write_text(page, encoding="utf-8")
