@@ -408,11 +408,26 @@ def defaults(chapter: str) -> dict:
     return {}
 
 
-def reader_defaults(chapter: str) -> dict:
-    """Values ``mqperf run`` sets before ``-p`` (the notebook's ``mqperf.reader_parameters``)."""
+#: The parameter ``mqperf run --data FILE`` sets.
+DATA_PARAMETER = "data"
+
+
+def reader_defaults(chapter: str) -> tuple[dict, str]:
+    """Values ``mqperf run`` sets before ``-p`` on a reader's data, and the data parameter.
+
+    The book's companion datasets are off on a reader's data: every optional data parameter
+    whose default is a book dataset starts from ``""``. A chapter module may add values of its
+    own in ``READER_DEFAULTS`` (e.g. a planning target that only makes sense on the book's data).
+    """
+    mod = importlib.import_module(f"mqperf.chapters.{chapter}")
+    decl, values = declarations(chapter), defaults(chapter)
+    out = {name: "" for name, d in decl.items()
+           if name != DATA_PARAMETER and isinstance(d, DataFile) and d.optional and values.get(name)}
+    # Transitional: notebooks' metadata carried these before chapter modules did.
     nb = json.loads((chapters_dir() / f"{chapter}.ipynb").read_text(encoding="utf-8"))
-    meta = nb.get("metadata", {}).get("mqperf", {})
-    return dict(meta.get("reader_parameters", {})), meta.get("data_parameter")
+    out.update(nb.get("metadata", {}).get("mqperf", {}).get("reader_parameters", {}))
+    out.update(getattr(mod, "READER_DEFAULTS", {}))
+    return out, DATA_PARAMETER
 
 
 # -- the interface -------------------------------------------------------------------------------

@@ -44,11 +44,16 @@ class Chapter:
 
     @property
     def contract(self) -> str | None:
-        return self.meta.get("contract")
+        """The contract a reader's ``--data`` file must meet: named like the chapter, when it has one."""
+        from mqperf.data.contracts import CONTRACTS
+
+        return self.name if self.name in CONTRACTS else None
 
     @property
     def data_parameter(self) -> str | None:
-        return self.meta.get("data_parameter")
+        from mqperf import parameters
+
+        return parameters.DATA_PARAMETER if self.contract and parameters.DATA_PARAMETER in self.parameters else None
 
 
 @dataclass
