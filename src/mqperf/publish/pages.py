@@ -2,8 +2,9 @@
 
 ``chapters/_generated/`` receives the Data catalog (from ``data/datapackage.json`` and the
 CSV files), the Errata (from ``data/errata.csv``), the Model cards (from ``models/``) and the
-chapters' parameter tables (from the declarations in :mod:`mqperf.chapters`, included by the
-Bring-your-own-data page).
+chapters' parameter tables (from the declarations in :mod:`mqperf.chapters`) and contract
+sections (from ``data/contracts/`` and ``data/examples/``), both included by the
+Bring-your-own-data page.
 Files are rewritten only when their text changes, so Sphinx's incremental build stays warm.
 """
 
@@ -242,6 +243,73 @@ def parameters() -> str:
     return "\n".join(out)
 
 
+def _field_type(field: dict) -> str:
+    """A contract field's type and constraints in words: ``integer ≥ 1``, ``number > 0``, ..."""
+    c = field.get("constraints", {})
+    if "enum" in c:
+        return " or ".join(f"`{v}`" for v in c["enum"])
+    kind = {"string": "text", "boolean": "true or false"}.get(field["type"], field["type"])
+    bounds = []
+    if "minimum" in c:
+        bounds.append(f"≥ {_number(str(c['minimum']))}")
+    if "exclusiveMinimum" in c:
+        bounds.append(f"> {_number(str(c['exclusiveMinimum']))}")
+    if "maximum" in c:
+        bounds.append(f"≤ {_number(str(c['maximum']))}")
+    if "exclusiveMaximum" in c:
+        bounds.append(f"< {_number(str(c['exclusiveMaximum']))}")
+    return " ".join([kind, ", ".join(bounds)]).strip()
+
+
+def contract_table(name: str) -> str:
+    """The columns of contract ``name`` as a Markdown table."""
+    from mqperf.data.contracts import CONTRACTS
+
+    rows = [[f"`{f['name']}`", _field_type(f), f.get("unit", ""),
+             "yes" if f.get("constraints", {}).get("required") else "no", f.get("description", "")]
+            for f in CONTRACTS[name]["fields"]]
+    return _table(["column", "type", "unit", "required", "meaning"], rows)
+
+
+def contracts() -> str:
+    """The Bring-your-own-data page's contract sections, one per chapter that reads a file.
+
+    Generated from ``data/contracts/`` (columns, and the contract's ``description`` as the
+    guidance) and ``data/examples/`` (the example file, which the tests run).
+    """
+    from mqperf.data.contracts import CONTRACTS
+    from mqperf.publish import build as book
+
+    out = ["Generated from `data/contracts/<chapter>.json` (the Table Schema `mqperf check` and",
+           "`mqperf run` validate against) and `data/examples/<chapter>.csv` (each example is run by",
+           "the test suite).", ""]
+    examples = data_dir() / "examples"
+    for chapter in book.discover():
+        if not chapter.contract:
+            continue
+        main = CONTRACTS[chapter.name]
+        out += [f"(byod-{chapter.name.replace('_', '-')})=", f"### {chapter.name}: {main['title'][0].lower() + main['title'][1:]}",
+                "", contract_table(chapter.name), ""]
+        example = examples / f"{chapter.name}.csv"
+        if example.is_file():
+            out += ["Example (`data/examples/" + example.name + "`):", "", "```text",
+                    example.read_text(encoding="utf-8").rstrip("\n"), "```", "", "```bash",
+                    f".venv/bin/mqperf run {chapter.name} --data data/examples/{example.name} --out report/",
+                    "```", ""]
+        if main.get("description"):
+            out += [main["description"], ""]
+        for other in sorted(n for n in CONTRACTS if n.startswith(chapter.name + ".")):
+            param = other.split(".", 1)[1]
+            out += [f"The `{param}` parameter takes a file of its own ({CONTRACTS[other]['title'][0].lower()}"
+                    f"{CONTRACTS[other]['title'][1:]}):", "", contract_table(other), ""]
+            extra = examples / f"{other}.csv"
+            if extra.is_file():
+                out += ["```text", extra.read_text(encoding="utf-8").rstrip("\n"), "```", ""]
+            if CONTRACTS[other].get("description"):
+                out += [CONTRACTS[other]["description"], ""]
+    return "\n".join(out)
+
+
 def _interval(ci) -> str:
     if not ci or ci[0] is None:
         return "none"
@@ -254,7 +322,7 @@ def write_all() -> list[Path]:
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in (("data_catalog.md", data_catalog()), ("errata.md", errata()), ("model_cards.md", model_cards()),
-                       ("parameters.md", parameters())):
+                       ("parameters.md", parameters()), ("contracts.md", contracts())):
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
