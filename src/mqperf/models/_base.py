@@ -307,6 +307,22 @@ def _none_if_nan(value):
     return None if (isinstance(value, float) and math.isnan(value)) else value
 
 
+def jacobian(residuals, theta: np.ndarray, *, floor: float = 1e-9) -> np.ndarray:
+    """Central-difference Jacobian of the residual vector at ``theta``: the one every fit uses.
+
+    The step is 1e-6 of each parameter's size, and at least 1e-6 × ``floor`` (a parameter
+    at 0 still gets a step the residuals can feel).
+    """
+    cols = []
+    for j in range(theta.size):
+        h = 1e-6 * max(abs(theta[j]), floor)
+        up, down = theta.copy(), theta.copy()
+        up[j] += h
+        down[j] -= h
+        cols.append((residuals(up) - residuals(down)) / (2 * h))
+    return np.column_stack(cols)
+
+
 def covariance(jacobian: np.ndarray, resid: np.ndarray, df_resid: int, names, fixed=()) -> pd.DataFrame | None:
     """s² (JᵀJ)⁻¹ over the free parameters; None when JᵀJ is singular or df_resid <= 0.
 

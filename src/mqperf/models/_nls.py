@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.optimize import least_squares
 
 from mqperf.errors import ModelError
-from mqperf.models._base import NOISE_SSR, FitResult, covariance
+from mqperf.models._base import NOISE_SSR, FitResult, covariance, jacobian
 
 
 def resolve_weights(weights, y: np.ndarray) -> tuple[np.ndarray, str]:
@@ -71,14 +71,52 @@ def nls(
     label: str = "the model",
 ) -> NLSFit:
     """Fit ``y ≈ fn(x, *θ)`` within ``lower ≤ θ ≤ upper``; the best of several starts wins."""
-    lower = np.asarray(lower, dtype=float)
-    upper = np.asarray(upper, dtype=float)
     sw = np.sqrt(np.ones_like(y) if weights is None else weights)
 
     def residuals(theta):
         return sw * (fn(x, *theta) - y)
 
+    return solve(residuals, names=names, starts=starts, lower=lower, upper=upper, equations=y.size,
+                 scale=float(np.sum((sw * y) ** 2)), label=label)
+
+
+def solve(
+    residuals: Callable,
+    *,
+    names: Sequence[str],
+    starts: Sequence[Sequence[float]],
+    lower: Sequence[float],
+    upper: Sequence[float],
+    equations: int,
+    scale: float,
+    label: str = "the model",
+    tol: float = 1e-14,
+    max_nfev: int = 500,
+    jac_floor: float = 1e-9,
+) -> NLSFit:
+    """Minimise ``Σ residuals(θ)²`` within ``lower ≤ θ ≤ upper``: THE least-squares solver.
+
+    Every fitted curve of the book goes through here (:func:`nls` for ``y ≈ f(x; θ)``, the
+    USL with its constraint equations directly), so starts, the choice among near-equal
+    minima, bound flags, degrees of freedom and covariance are computed one way.
+
+    Parameters
+    ----------
+    residuals
+        θ -> residual vector (weighted, constraint equations appended).
+    equations
+        Rows of that vector: observations plus equality constraints.
+    scale
+        Σ (weighted y)²: what "noise" in the residual sum is relative to.
+    tol, max_nfev
+        Solver tolerances (ftol = xtol = gtol) and evaluation cap per start.
+    jac_floor
+        Smallest magnitude the Jacobian's finite-difference step is relative to.
+    """
+    lower = np.asarray(lower, dtype=float)
+    upper = np.asarray(upper, dtype=float)
     solutions = []
+    options = dict(ftol=tol, xtol=tol, gtol=tol, max_nfev=max_nfev)
     with np.errstate(all="ignore"):
         for start in start_order(starts):
             theta0 = np.clip(np.asarray(start, dtype=float), lower, upper)
@@ -86,36 +124,30 @@ def nls(
             span = np.where(np.isfinite(upper - lower), upper - lower, np.abs(theta0) + 1.0)
             theta0 = np.clip(theta0, lower + 1e-9 * span, upper - 1e-9 * span)
             try:
-                sol = least_squares(
-                    residuals, theta0, bounds=(lower, upper), method="trf", x_scale="jac",
-                    # A few thousand evaluations settle any well-posed start; the cap keeps a
-                    # start that wanders along a flat valley (an exactly identified curve
-                    # whose plateau runs off to its bound) from taking minutes.
-                    ftol=1e-14, xtol=1e-14, gtol=1e-14, max_nfev=500,
-                )
+                # The evaluation cap keeps a start that wanders along a flat valley (an exactly
+                # identified curve whose plateau runs off to its bound) from taking minutes.
+                sol = least_squares(residuals, theta0, bounds=(lower, upper), method="trf", x_scale="jac",
+                                    **options)
             except (ValueError, FloatingPointError):
                 continue
             if np.all(np.isfinite(sol.x)) and np.isfinite(sol.cost):
                 solutions.append(sol)
         if not solutions:
             raise ModelError(f"{label}: the least-squares fit did not converge")
-        scale = float(np.sum((sw * y) ** 2))
-        best = polish(residuals, pick_best(solutions, scale=scale), lower, upper, scale=scale,
-                      ftol=1e-14, xtol=1e-14, gtol=1e-14, max_nfev=500)
+        best = polish(residuals, pick_best(solutions, scale=scale), lower, upper, scale=scale, **options)
     theta = best.x
-    tol = 1e-7
+    bound_tol = 1e-7
     at_bound = tuple(
         p for p, v, lo, hi in zip(names, theta, lower, upper)
-        if (np.isfinite(lo) and v <= lo + tol * max(1.0, abs(lo)))
-        or (np.isfinite(hi) and v >= hi - tol * max(1.0, abs(hi)))
+        if (np.isfinite(lo) and v <= lo + bound_tol * max(1.0, abs(lo)))
+        or (np.isfinite(hi) and v >= hi - bound_tol * max(1.0, abs(hi)))
     )
     # Snap a parameter that sits on its (finite) lower bound onto it: reports say 0, not 1e-17.
     snap = np.isfinite(lower) & (np.abs(theta - lower) <= 1e-12 * np.maximum(1.0, np.abs(lower)))
     theta = np.where(snap, lower, theta)
-    jac, resid = jacobian(residuals, theta), residuals(theta)
-    active = pressed_bounds(jac, resid, theta, lower, upper, names, at_bound,
-                            scale=float(np.sum((sw * y) ** 2)))
-    df_resid = y.size - len(names) + len(active)
+    jac, resid = jacobian(residuals, theta, floor=jac_floor), residuals(theta)
+    active = pressed_bounds(jac, resid, theta, lower, upper, names, at_bound, scale=scale)
+    df_resid = equations - len(names) + len(active)
     cov = scaled_covariance(jac, resid, df_resid, list(names), fixed=active)
     return NLSFit(theta=theta, cov=cov, at_bound=at_bound, df_resid=df_resid, active_bounds=active)
 
@@ -216,18 +248,6 @@ def scaled_covariance(jac: np.ndarray, resid: np.ndarray, df_resid: int, names, 
     if cov is None:
         return None
     return cov / np.outer(norms, norms)
-
-
-def jacobian(residuals: Callable, theta: np.ndarray) -> np.ndarray:
-    """Central-difference Jacobian of the residual vector at ``theta``."""
-    cols = []
-    for j in range(theta.size):
-        h = 1e-6 * max(abs(theta[j]), 1e-9)
-        up, down = theta.copy(), theta.copy()
-        up[j] += h
-        down[j] -= h
-        cols.append((residuals(up) - residuals(down)) / (2 * h))
-    return np.column_stack(cols)
 
 
 def check_pairs(x, y, xname: str, yname: str, *, k: int, label: str) -> tuple[np.ndarray, np.ndarray]:

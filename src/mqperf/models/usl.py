@@ -28,11 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import least_squares
 
 from mqperf.errors import ModelError
-from mqperf.models._base import NOISE_SSR, FitResult, as_positive_array, covariance
-from mqperf.models._nls import pick_best, polish, pressed_bounds, start_order
+from mqperf.models._base import NOISE_SSR, FitResult, as_positive_array
+from mqperf.models._nls import solve
 
 FORMULA = "X(N) = lam*N / (1 + sigma*(N-1) + kappa*N*(N-1))"
 AMDAHL_FORMULA = "X(N) = lam*N / (1 + sigma*(N-1))"
@@ -196,33 +195,12 @@ def fit(
     upper = np.array([np.inf, 1.0, 1.0][:k])
     lam0 = float(np.max(x / n))
     starts = [(lam0, 0.01, 1e-4), (lam0, 0.1, 0.01), (float(x[np.argmin(n)] / n.min()), 0.3, 0.05), (lam0, 0.9, 1e-6)]
-    solutions = []
-    for start in start_order(starts):
-        theta0 = np.clip(np.array(start[:k]), lower + 1e-12, np.where(np.isinf(upper), np.inf, upper - 1e-12))
-        try:
-            sol = least_squares(
-                residuals, theta0, bounds=(lower, upper), method="trf", x_scale="jac",
-                ftol=1e-15, xtol=1e-15, gtol=1e-15, max_nfev=20000,
-            )
-        except (ValueError, FloatingPointError):
-            continue
-        if np.all(np.isfinite(sol.x)) and np.isfinite(sol.cost):
-            solutions.append(sol)
-    if not solutions:
-        raise ModelError(f"{label}: the least-squares fit did not converge")
-    # Near-equal minima are decided by a fixed rule, never by which start ran first.
-    best = polish(residuals, pick_best(solutions, scale=float(x @ x)), lower, upper, scale=float(x @ x),
-                  ftol=1e-15, xtol=1e-15, gtol=1e-15, max_nfev=20000)
-
-    theta = best.x
+    # kappa lives near 1e-4: a Jacobian step relative to 1e-6 at the least, not 1e-9.
+    sol = solve(residuals, names=names, starts=[s[:k] for s in starts], lower=lower, upper=upper,
+                equations=n.size + len(constraints), scale=float(x @ x), label=label,
+                tol=1e-15, max_nfev=20000, jac_floor=1e-6)
+    theta, at_bound, active, df_resid, cov = sol.theta, sol.at_bound, sol.active_bounds, sol.df_resid, sol.cov
     tol = 1e-7
-    at_bound = tuple(p for p, v, lo, hi in zip(names, theta, lower, upper) if v <= lo + tol * max(1, abs(lo)) or v >= hi - tol)
-    # Snap parameters that sit on a bound exactly onto it, so reports say 0, not 1e-17.
-    theta = np.where(np.abs(theta - lower) <= 1e-12, lower, theta)
-    jac, resid = _jacobian(residuals, theta), residuals(theta)
-    active = pressed_bounds(jac, resid, theta, lower, upper, names, at_bound, scale=float(x @ x))
-    df_resid = n.size + len(constraints) - k + len(active)
-    cov = covariance(jac, resid, df_resid, list(names), fixed=active)
     dof = f"{df_resid} residual degree{'s' if df_resid != 1 else ''} of freedom"
     fixed = f"; it is fixed there and the other parameters are estimated with {dof}"
     notes = []
@@ -260,15 +238,3 @@ def fit(
         data_name=data_name,
         data_hash=data_hash,
     )
-
-
-def _jacobian(residuals, theta: np.ndarray) -> np.ndarray:
-    """Central-difference Jacobian of the residual vector at ``theta``."""
-    cols = []
-    for j in range(theta.size):
-        h = 1e-6 * max(abs(theta[j]), 1e-6)
-        up, down = theta.copy(), theta.copy()
-        up[j] += h
-        down[j] -= h
-        cols.append((residuals(up) - residuals(down)) / (2 * h))
-    return np.column_stack(cols)
