@@ -12,7 +12,8 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.optimize import curve_fit
 
-from mqperf.analysis import ims_bridge as ims
+from mqperf.chapters import _ims_bridge_fits as ims
+from mqperf.data import views
 from mqperf.models import saturation, usl
 from mqperf.models._nls import PERTURB_ENV
 
@@ -92,8 +93,8 @@ def test_hill_midpoint_at_the_edge_of_its_search_range_is_not_exact():
 
 
 def test_ims_bridge_usl_on_the_book_data_is_not_exactly_identified():
-    fits = ims.fit_models(ims.scaling_points(ims.load_points("ims_bridge_rates")))
-    r = fits["usl"]
+    fits = ims.fit_all(ims.points(views.open("ims_bridge_rates", "ims_bridge")))
+    r = fits["usl"]["IMS V13 tuned"].result
     # 11,000 / 3, 19,000 / 6, 21,400 / 9 CPUs: three points and sigma held at 0.
     assert r.nobs == 3 and r.active_bounds == ("sigma",)
     assert r.df_resid == 1 and not r.exactly_identified and r.ssr > 1000

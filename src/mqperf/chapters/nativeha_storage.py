@@ -1,4 +1,9 @@
-"""NativeHA storage latency: what this chapter takes, and the checks its notebook applies."""
+"""NativeHA storage latency: the recovery log's serial-writer bound, replication, the timeout.
+
+:func:`analyse` reads the log figures (amqsrua DISK/Log), checks the serial bound on mqldt,
+counts replicas, follows a record through its forced writes to the timeout and answers the
+planning question; the arithmetic is in :mod:`mqperf.chapters._nativeha_storage_model`.
+"""
 
 from mqperf.parameters import DataFile, Integer, Internal, Number
 
@@ -27,24 +32,299 @@ PARAMETERS = {
     "cards_dir": Internal(help="where model cards would go (this chapter fits no model)"),
 }
 
+#: Below this share of records finishing in time, the timeout table says where the log's queueing pushes it.
+SHARE = 0.9
+#: A log busier than this writes almost back to back; one less busy than LIGHT is lightly used.
+BUSY, LIGHT = 70.0, 10.0
 
-def preflight(p: dict):
-    """Load and plan as the notebook does."""
-    from mqperf.analysis import log_storage
 
-    stats = log_storage.load_log_stats(p["data"])
-    log_storage.log_table(stats)
-    mqldt_runs = log_storage.load_mqldt(p["mqldt"])
-    log_storage.mqldt_check(mqldt_runs)
-    log_storage.replication_table(physical_bytes_s=float(stats["physical_bytes_s"].iloc[0]))
-    if p["comparison"]:
-        log_storage.tool_comparison(p["comparison"])
-    latencies = log_storage.candidate_latencies(stats, mqldt_runs, p["your_latency_ms"])
-    log_storage.timeout_curve(latencies, forced_writes=p["forced_writes_per_record"], timeout_s=p["timeout_s"])
-    log_storage.records_check(stats, p["records"], forced_writes=p["forced_writes_per_record"],
-                              timeout_s=p["timeout_s"])
-    log_storage.max_latency_ms(p["target_log_bytes_s"], p["write_size_bytes"], p["max_log_utilisation"])
-    log_storage.latency_plan(p["target_log_bytes_s"], p["write_size_bytes"], latencies,
-                             forced_writes=p["forced_writes_per_record"], timeout_s=p["timeout_s"],
-                             max_utilisation=p["max_log_utilisation"])
-    return stats
+def analyse(p: dict):
+    """Everything the chapter shows, for the parameters ``p`` (see :data:`PARAMETERS`)."""
+    import pandas as pd
+
+    from mqperf.chapters import _nativeha_storage_about as about
+    from mqperf.chapters import _nativeha_storage_model as m
+    from mqperf.data import aggregate, views
+    from mqperf.present import charts
+    from mqperf.present.results import Results
+
+    source = views.describe(p["data"])
+    r = Results(book_data=source.book_data, source=source.name)
+    k, timeout = int(p["forced_writes_per_record"]), float(p["timeout_s"])
+    stats = m.publications(views.open(p["data"], "nativeha_storage"))
+    r.points = stats
+    mqldt = views.open(p["mqldt"], "nativeha_storage", "mqldt") if p.get("mqldt") else None
+
+    about.measured(r)
+    # This chapter fits nothing, so the shared note's clause about fits does not apply.
+    r.text("aggregation", aggregate.note(stats, per="series", value="each figure")
+           .replace(", and the fits go through the means", ""))
+    r.table("publications", _publications_shown(stats), caption="amqsrua DISK/Log figures, one row per publication "
+            "or series", digits=5)
+
+    log = m.log_table(stats)
+    r.table("log", log.rename(columns=LOG_COLUMNS), caption="The figures read correctly, against a serial log "
+            "writer's bound", digits=4)
+    r.text("log_reading", *log_reading(log))
+    r.chart("latency_chart", m.latency_chart(stats, mqldt))
+    about.log(r)
+
+    if mqldt is None:
+        r.missing("mqldt", "No mqldt results were given (parameter mqldt), so the serial bound is not checked "
+                           "against a disk driven back to back")
+        r.text("mqldt_reading", None)
+    else:
+        check = m.mqldt_check(mqldt)
+        r.table("mqldt", check.rename(columns=MQLDT_COLUMNS), caption="mqldt's bandwidth predicted from its own "
+                "average latency (block size / latency), against what it measured", digits=4)
+        r.text("mqldt_reading", mqldt_reading(check))
+
+    copies = m.replication_table(float(stats["physical_bytes_s"].iloc[0]))
+    about.replication(r)
+    r.table("replication", copies.rename(columns=REPLICATION_COLUMNS), caption="Copies of each log write, by layer",
+            digits=4)
+    r.chart("replication_chart", m.replication_chart(copies))
+    r.text("replication_reading", f"The last column prices the copies for a log writing "
+           f"{prose_num(stats['physical_bytes_s'].iloc[0])} bytes/s, the physical rate of "
+           f"{quoted(stats['series'].iloc[0])} (the first row of the figures).")
+    quorum = m.quorum_check(stats)
+    r.table("quorum", quorum.rename(columns=QUORUM_COLUMNS), digits=4, caption="Native HA's write latency predicted "
+            "from one instance's on the same storage", missing="Your figures do not say which rows are one queue "
+            "manager and which Native HA on the same storage (columns instances and storage), so there is no "
+            "quorum check")
+    r.text("quorum_reading", quorum_reading(quorum) if len(quorum) else None)
+    about.advice(r)
+
+    comparison = views.open(p["comparison"], "nativeha_storage", "comparison") if p.get("comparison") else None
+    about.comparison(r, comparison)
+
+    latencies = m.candidate_latencies(stats, mqldt, p.get("your_latency_ms"))
+    curve = m.timeout_curve(latencies, forced_writes=k, timeout_s=timeout)
+    r.chart("timeout_chart", charts.lines(charts.sampled(curve, by=["latency"]), x="busy_pct", y="share_pct",
+            colour="latency", points=False, x_title="log writer busy (%)",
+            y_title=f"records finishing within {prose_num(timeout)} s (%)",
+            title="Slow log writes leave no room for queueing before the timeout"))
+    limits = m.timeout_thresholds(latencies, forced_writes=k, timeout_s=timeout, share=SHARE)
+    r.table("timeout", limits.rename(columns=timeout_columns(timeout)), digits=4,
+            caption=f"How much queueing each write latency leaves before the {prose_num(timeout)} s timeout")
+    r.text("timeout_reading", timeout_reading(limits, timeout))
+
+    received = views.open(p["records"], "nativeha_storage", "records") if p.get("records") else None
+    records = m.records_check(log, received, forced_writes=k, timeout_s=timeout) if received is not None else None
+    r.table("records", None if records is None else records.rename(columns=records_columns(timeout)), digits=3,
+            caption=f"The log-only model's share of records within {prose_num(timeout)} s, against the share "
+                    "that arrived",
+            missing="There is no count of records sent and received for your runs (parameter records), so the "
+                    "timeout model is not checked against what arrived" if received is None else
+                    "None of your series is in the records dataset, so the timeout model is not checked against "
+                    "what arrived")
+    r.text("records_reading", records_reading(records, k, timeout) if records is not None and len(records) else None)
+    about.records(r)
+
+    target, size, most = float(p["target_log_bytes_s"]), float(p["write_size_bytes"]), float(p["max_log_utilisation"])
+    t_max = m.max_latency_ms(target, size, most)
+    r.table("plan_limit", pd.DataFrame([{"target (bytes/s)": target, "write size (bytes)": size,
+                                         "log writer busy at most (%)": most * 100,
+                                         "longest write latency (ms)": t_max}]), digits=6,
+            caption="The planning question: the longest write latency that keeps the log within the limit")
+    plan = m.latency_plan(target, size, latencies, forced_writes=k, timeout_s=timeout, max_utilisation=most)
+    r.table("plan", plan.rename(columns=plan_columns(timeout)), digits=4,
+            caption="Each write latency at the target rate")
+    r.text("plan_reading", plan_reading(plan, target, size, most, t_max))
+    about.errata(r)
+    return r
+
+
+# -- columns for people ------------------------------------------------------------------------------
+
+LOG_COLUMNS = {"series": "series", "write_latency_ms": "write latency (ms)", "write_size_bytes": "write size (bytes)",
+               "physical_bytes_s": "physical (bytes/s)", "writes_s": "writes/s", "max_writes_s": "at most writes/s",
+               "serial_bound_bytes_s": "serial bound (bytes/s)", "busy_pct": "log writer busy (%)",
+               "records_per_write_bytes": "log records per write (bytes)",
+               "write_amplification": "write amplification (physical/logical)"}
+MQLDT_COLUMNS = {"blocksize_bytes": "block size (bytes)", "queue_managers": "queue managers",
+                 "avg_latency_us": "average latency (µs)", "predicted_mb_s": "predicted (MB/s)",
+                 "measured_mb_s": "measured (MB/s)", "error_pct": "error (%)",
+                 "predicted_writes_s": "predicted writes/s", "measured_writes_s": "measured writes/s"}
+REPLICATION_COLUMNS = {"configuration": "configuration", "instances": "instances keeping the log",
+                       "storage_copies": "storage copies", "copies_written": "copies written",
+                       "copies_beyond_first": "copies beyond the first",
+                       "bytes_s_all_copies": "written across all copies (bytes/s)"}
+QUORUM_COLUMNS = {"storage": "storage", "rule": "acknowledgement rule", "single_instance_ms": "one instance (ms)",
+                  "predicted_ms": "predicted Native HA (ms)", "measured_nativeha_ms": "measured Native HA (ms)",
+                  "error_pct": "error (%)"}
+
+
+def timeout_columns(timeout):
+    return {"latency": "write latency of", "write_latency_ms": "write latency (ms)",
+            "forced_writes": "forced writes per record", "idle_chain_s": "chain on an idle log (s)",
+            "busy_limit_pct": f"busy (%) above which fewer than {prose_num(SHARE * 100)} % finish within "
+                              f"{prose_num(timeout)} s"}
+
+
+def records_columns(timeout):
+    return {"series": "series", "busy_pct": "log writer busy (%)", "chain_mean_s": "modelled chain mean (s)",
+            "modelled_pct": f"modelled within {prose_num(timeout)} s, Erlang (%)",
+            "one_exponential_pct": "as one exponential (%)", "received_pct": "received (%)",
+            "gap_points": "model − received (points)"}
+
+
+def plan_columns(timeout):
+    return {"latency": "write latency of", "write_latency_ms": "write latency (ms)",
+            "serial_bound_bytes_s": "serial bound (bytes/s)", "busy_pct": "log writer busy at target (%)",
+            "fits": "carries the target", "within_max": "within the limit",
+            "share_pct": f"records within {prose_num(timeout)} s (%)"}
+
+
+def _publications_shown(stats):
+    from mqperf.data import aggregate
+
+    cols = {"series": "series", "interval_s": "interval (s)", "write_latency_us": "write latency (µs)",
+            "write_size_bytes": "write size (bytes)", "physical_bytes_s": "physical (bytes/s)",
+            "logical_bytes_s": "logical (bytes/s)", "instances": "instances", "storage": "storage",
+            aggregate.COUNT: "publications (n)"}
+    for c in ("write_latency_us", "physical_bytes_s"):
+        cols[aggregate.sd_column(c)] = f"{cols[c].split(' (')[0]} sd ({cols[c].split('(')[1]}"
+    shown = stats[[c for c in cols if c in stats and stats[c].notna().any()]]
+    return shown.rename(columns=cols)
+
+
+# -- sentences ---------------------------------------------------------------------------------------
+
+def prose_num(value, digits=3, unit=None):
+    from mqperf.present import prose
+
+    return prose.num(float(value), digits, unit)
+
+
+def quoted(name):
+    from mqperf.present import prose
+
+    return prose.quoted(str(name))
+
+
+def log_reading(log) -> list[str]:
+    """One sentence per series: how busy its log writer was, and what its write amplification says."""
+    from mqperf.present import prose
+
+    per = []
+    for r in log.itertuples():
+        busy = r.busy_pct
+        head = (f"{quoted(r.series)} wrote its log in {prose_num(r.write_latency_ms, unit='ms')} per write, "
+                f"{prose_num(busy)} % of the way to its serial bound")
+        if busy > 100:
+            head += (": more than a serial writer could, so its writes overlapped or the rate and the latency come "
+                     "from different moments")
+        elif busy >= BUSY:
+            head += ": writing almost back to back, so the latency, not the load, set its rate"
+        elif busy < LIGHT:
+            head += ": lightly used"
+        sentence = head + "."
+        amp = r.write_amplification
+        if amp == amp:  # logical bytes given
+            if amp >= 2:
+                sentence += (f" Each write carried about {prose_num(r.records_per_write_bytes)} bytes of log records "
+                             f"but wrote {prose_num(r.write_size_bytes)}: a commit that forces a partly filled page "
+                             f"writes the whole page, so short writes inflate physical bytes (ratio {prose_num(amp)}).")
+            elif amp < 1.3 and busy >= BUSY:
+                sentence += (f" Its write amplification is low ({prose_num(amp)}): records piled up behind each slow "
+                             "write, so each write carried mostly new records, a symptom of slow writes, not a virtue.")
+            else:
+                sentence += f" Its write amplification is {prose_num(amp)}."
+        per.append(sentence)
+    if len(log) == 1:
+        return per
+    slow, fast = log.loc[log["write_latency_ms"].idxmax()], log.loc[log["write_latency_ms"].idxmin()]
+    overview = None
+    if slow["write_latency_ms"] > fast["write_latency_ms"]:
+        overview = (f"Of the series in the figures, {quoted(slow['series'])} had the slowest log "
+                    f"writes ({prose_num(slow['write_latency_ms'], unit='ms')}) and {quoted(fast['series'])} the "
+                    f"fastest ({prose_num(fast['write_latency_ms'], unit='ms')}).")
+    return [overview, prose.bullets(per)]
+
+
+def mqldt_reading(check) -> str:
+    worst = check.loc[check["error_pct"].abs().idxmax()]
+    close = abs(worst["error_pct"]) <= 5
+    if len(check) == 1:
+        lead = (f"The bound predicts {prose_num(worst['predicted_mb_s'])} MB/s from the "
+                f"{prose_num(worst['avg_latency_us'], 4)} µs average latency of {int(worst['blocksize_bytes']):,}-byte "
+                f"writes, against {prose_num(worst['measured_mb_s'])} MB/s measured: an error of "
+                f"{prose_num(worst['error_pct'])} %.")
+    else:
+        lead = (f"Across {len(check):,} mqldt runs the bound's largest error is {prose_num(worst['error_pct'])} % "
+                f"({int(worst['blocksize_bytes']):,}-byte writes).")
+    return lead + (" For a single synchronous writer, latency is throughput." if close else
+                   " That is more than the time between writes explains: mqldt's writes were not back to back, or "
+                   "several files were written at once.")
+
+
+def quorum_reading(quorum) -> str:
+    parts = []
+    for where, g in quorum.groupby("storage", sort=False):
+        q, slow = g.iloc[0], g.iloc[1]
+        closer = "the quorum rule" if abs(q["error_pct"]) < abs(slow["error_pct"]) else "waiting for every copy"
+        on = f" on {quoted(where)}" if where else ""
+        parts.append(f"From one instance's {prose_num(q['single_instance_ms'], 4)} ms{on}, the quorum rule predicts "
+                     f"{prose_num(q['predicted_ms'])} ms per Native HA write and waiting for all three copies "
+                     f"{prose_num(slow['predicted_ms'])} ms; Native HA measured {prose_num(q['measured_nativeha_ms'], 4)} "
+                     f"ms, closer to {closer}.")
+    return " ".join(parts) + (" An assumed exponential write latency makes this indicative, not a measurement of the "
+                              "rule.")
+
+
+def timeout_reading(limits, timeout) -> str:
+    lines = []
+    for r in limits.itertuples():
+        where = ("even on an idle log" if r.busy_limit_pct == 0 else
+                 f"once the log writer is more than {prose_num(r.busy_limit_pct, 4)} % busy")
+        lines.append(f"{quoted(r.latency)} ({prose_num(r.write_latency_ms, 4)} ms a write): "
+                     f"{r.forced_writes:,} writes take {prose_num(r.idle_chain_s)} s on an idle log; fewer than "
+                     f"{prose_num(SHARE * 100)} % of records finish within {prose_num(timeout)} s {where}.")
+    bullets = "\n".join(f"* {line}" for line in lines)
+    return f"How much queueing each write latency leaves before the timeout:\n\n{bullets}"
+
+
+def records_reading(records, k, timeout) -> str:
+    from mqperf.present import prose
+
+    model = prose.listing(f"{prose_num(v)} %" for v in records["modelled_pct"])
+    got = prose.listing(f"{prose_num(v)} %" for v in records["received_pct"])
+    single = prose.listing(f"{prose_num(v)} %" for v in records["one_exponential_pct"])
+    text = (f"With {k:,} forced writes per record, each an independent M/M/1 wait at the log, a record's time is an "
+            f"Erlang-{k} sum, and the log-only model expects {model} of records to finish within {prose_num(timeout)} s "
+            f"where {got} arrived ({prose.listing(quoted(s) for s in records['series'])}). Treating each record's time "
+            f"as one exponential of the same mean would give {single}.")
+    if (records["modelled_pct"] > records["received_pct"]).all():
+        text = "**The log does not explain every lost record.** " + text
+    if len(records) > 1:
+        low_m = records.loc[records["modelled_pct"].idxmin(), "series"]
+        low_r = records.loc[records["received_pct"].idxmin(), "series"]
+        text += (f" The model puts {quoted(low_m)} lowest, as observed." if low_m == low_r else
+                 f" The model puts {quoted(low_m)} lowest, but {quoted(low_r)} received least.")
+    other = records[(records["gap_points"] > 20) & (records["busy_pct"] < LIGHT)]
+    for r in other.itertuples():
+        text += (f" {quoted(r.series)} lost records with its log only {prose_num(r.busy_pct)} % busy, so something "
+                 "other than the log limited it.")
+    return text
+
+
+def plan_reading(plan, target, size, most, t_max) -> str:
+    from mqperf.present import prose
+
+    text = (f"To carry {prose_num(target, 6)} bytes/s in {prose_num(size, 6)}-byte writes with the log writer at "
+            f"most {prose_num(most * 100, 6)} % busy, the log must write in {prose_num(t_max)} ms or less.")
+    ok = plan[plan["within_max"]]
+    busy = plan[plan["fits"] & ~plan["within_max"]]
+    over = plan[~plan["fits"]]
+    if len(ok):
+        text += f" {prose.listing(quoted(s) for s in ok['latency'])} {'meets' if len(ok) == 1 else 'meet'} that."
+    if len(busy):
+        text += (f" At {prose.listing(quoted(s) for s in busy['latency'])} the log carries the target but runs "
+                 f"{prose.listing(prose_num(v) + ' %' for v in busy['busy_pct'])} busy.")
+    if len(over):
+        text += (f" At {prose.listing(quoted(s) for s in over['latency'])} a serial log could not carry the target at "
+                 f"all (it would need to be {prose.listing(prose_num(v) + ' %' for v in over['busy_pct'])} busy).")
+    return text + (" A log that falls behind writes larger blocks as commits pile up (group commit), so a slow log "
+                   "degrades more gently than a fixed write size says; the bound covers the log only, not the CPU, "
+                   "the network between Native HA instances, or the applications.")

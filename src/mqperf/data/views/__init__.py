@@ -7,7 +7,10 @@ turns it into the same contract shape a reader's file has. Only these view modul
 book's table shapes, so chapter code has no "is it a path?" branches.
 
 A view module defines ``VIEWS = {input_parameter: function(dataset_name, frame) -> frame}``;
-an input with no view is used as loaded.
+an input with no view is used as loaded. ``READS`` lists the other book datasets the chapter
+reads on its own data (a joined table, :data:`SYSTEMS`), so the build can hash them. It may also define ``READERS = {input_parameter:
+function(path) -> frame}`` for an input a reader gives in a tool's own format (a reader of
+:mod:`mqperf.data.readers`), which then replaces the contract check for a reader's file.
 """
 
 from __future__ import annotations
@@ -82,13 +85,32 @@ def open(source, chapter: str, input: str = "data") -> pd.DataFrame:  # noqa: A0
     """
     name = book_dataset(source)
     if name is None:
+        # A view module may name a reader (mqperf.data.readers) for an input a tool writes in its own format.
+        reader = getattr(_module(chapter), "READERS", {}).get(input)
+        if reader is not None:
+            return reader(Path(str(source)).expanduser())
         return loader.load(source, contract=contract_for(chapter, input))
     frame = loader.load(name)
+    view = getattr(_module(chapter), "VIEWS", {}).get(input)
+    return frame if view is None else view(name, frame)
+
+
+#: The book's table of the systems its sources measured on (one row per component and attribute).
+SYSTEMS = "test_environments"
+
+
+def system(env_id: str) -> pd.DataFrame:
+    """The rows of ``test_environments`` describing one measured system: component, attribute,
+    value. For about-passages; a view module that calls this lists SYSTEMS in its ``READS``."""
+    env = loader.load(SYSTEMS)
+    return env[env["env_id"] == env_id].reset_index(drop=True)
+
+
+def _module(chapter: str):
+    """The chapter's view module, or None when it has none."""
     try:
-        module = importlib.import_module(f"{__name__}.{chapter}")
+        return importlib.import_module(f"{__name__}.{chapter}")
     except ModuleNotFoundError as exc:
         if exc.name != f"{__name__}.{chapter}":
             raise
-        return frame
-    view = getattr(module, "VIEWS", {}).get(input)
-    return frame if view is None else view(name, frame)
+        return None

@@ -1,0 +1,219 @@
+"""The IMS bridge chapter's fits and planning arithmetic.
+
+* :func:`points` averages a file's rows to one point per series, basis and CPU count.
+* :func:`fit_all` fits what the points can identify, per series: Amdahl's law and the
+  bottleneck model (two parameters) from two distinct CPU counts, the USL (three) from three,
+  all through :mod:`mqperf.models` (a :class:`~mqperf.models.fitset.FitSet` per model).
+* :func:`holdout_largest` and :func:`leave_one_out` predict points a fit did not use.
+* :func:`cf_headroom` turns the coupling facility's busy share at the peak into CF time per
+  transaction and asks M/M/c (:mod:`mqperf.models.queueing`) what a higher rate would do.
+
+Frames keep unrounded values; the chapter module names the columns for people.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from mqperf.data import aggregate
+from mqperf.errors import ModelError
+from mqperf.models import bottleneck, queueing, usl
+from mqperf.models.fitset import FitSet
+
+MODELS = {"amdahl": "Amdahl's law", "bottleneck": "bottleneck model", "usl": "USL"}
+
+
+def points(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per series, basis and CPU count (rows averaged, with ``n`` and ``rate_tps_sd``)."""
+    frame = frame.copy()
+    if "series" not in frame:
+        frame["series"] = "your data"
+    frame["series"] = frame["series"].astype(str)
+    if "basis" not in frame:
+        frame["basis"] = "measured"
+    if "cpu_config" not in frame:
+        frame["cpu_config"] = frame["cpus"].map(lambda c: f"{int(c)} CPUs")
+    out = aggregate.means(frame, ["series", "basis", "cpus"], ["rate_tps"])
+    return out.reset_index(drop=True)
+
+
+def _fitter(model: str, src=None):
+    name, sha = (src.name, src.sha256) if src is not None else (None, None)
+
+    def fit(rows: pd.DataFrame):
+        n, x = rows["cpus"].to_numpy(dtype=float), rows["rate_tps"].to_numpy(dtype=float)
+        distinct = np.unique(n).size
+        need = 3 if model == "usl" else 2
+        if distinct < need:
+            raise ModelError(f"{MODELS[model]} needs at least {need} distinct CPU counts; this series has {distinct}")
+        if model == "amdahl":
+            return usl.fit(n, x, amdahl_only=True, data_name=name, data_hash=sha)
+        if model == "bottleneck":
+            return bottleneck.fit(n, x, data_name=name, data_hash=sha)
+        return usl.fit(n, x, data_name=name, data_hash=sha)
+    return fit
+
+
+def fit_all(pts: pd.DataFrame, src=None) -> dict[str, FitSet]:
+    """Model → FitSet by series; a series with too few CPU counts keeps the reason."""
+    return {model: FitSet.fit(pts, "series", _fitter(model, src)) for model in MODELS}
+
+
+def results(fits: dict[str, FitSet]) -> dict[tuple[str, str], object]:
+    """(series, model) → FitResult for every fit that worked, series first."""
+    out = {}
+    for model, fs in fits.items():
+        for series, r in fs.results.items():
+            out[(series, model)] = r
+    return dict(sorted(out.items(), key=lambda kv: (kv[0][0], list(MODELS).index(kv[0][1]))))
+
+
+def limit(model: str, r) -> float:
+    """The rate the model approaches or peaks at: X_max, λ/σ or the USL peak."""
+    return r.x_max if model == "bottleneck" else r.peak_x()
+
+
+def fits_table(fits: dict[str, FitSet]) -> pd.DataFrame:
+    """One row per fitted (series, model): parameters, limit, residual df, t quantile, RMSE, identification."""
+    from scipy import stats
+
+    rows = []
+    for (series, model), r in results(fits).items():
+        row = {"series": series, "model": MODELS[model], "formula": r.formula, "points": r.nobs,
+               "lam": r.lam, "sigma": r.params.get("sigma", np.nan), "kappa": r.params.get("kappa", np.nan),
+               "x_max": r.params.get("x_max", np.nan), "limit": limit(model, r),
+               "at_cpus": r.knee() if model == "bottleneck" else r.peak_n(),
+               "df_resid": r.df_resid, "t95": stats.t.ppf(0.975, r.df_resid) if r.df_resid > 0 else np.nan,
+               "rmse": r.rmse, "identification": r.identification}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def parameter_table(fits: dict[str, FitSet]) -> pd.DataFrame:
+    parts = []
+    for model, fs in fits.items():
+        if fs.results:
+            parts.append(fs.parameters().assign(model=MODELS[model]))
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    return out[["series", "model", *[c for c in out.columns if c not in ("series", "model")]]]
+
+
+def unfitted(fits: dict[str, FitSet]) -> dict[str, str]:
+    """Series no model could fit, with the first model's reason."""
+    fitted = {s for (s, _m) in results(fits)}
+    return {s: why for s, why in fits["amdahl"].failures.items() if s not in fitted}
+
+
+def curves(fits: dict[str, FitSet], n_max: float, points: int = 61) -> pd.DataFrame:
+    grid = np.linspace(1, n_max, points)
+    parts = []
+    for (series, model), r in results(fits).items():
+        frame = pd.DataFrame({"x": grid, "fit": r.predict(grid), "lower": np.nan, "upper": np.nan})
+        if r.df_resid > 0 and r.cov is not None:
+            band = r.conf_band(grid)
+            frame["lower"], frame["upper"] = band["lower"].to_numpy(), band["upper"].to_numpy()
+        frame["series"] = f"{series}: {MODELS[model]}"
+        parts.append(frame)
+    return pd.concat(parts, ignore_index=True)
+
+
+def holdout_largest(pts: pd.DataFrame) -> pd.DataFrame:
+    """Per series: fit on every CPU count but the largest, predict the largest (an extrapolation)."""
+    rows = []
+    for series, g in pts.groupby("series", sort=False):
+        top = g["cpus"].max()
+        rest, held = g[g["cpus"] < top], g[g["cpus"] == top]
+        if rest["cpus"].nunique() < 2:
+            continue
+        for model in ("amdahl", "bottleneck", "usl"):
+            try:
+                r = _fitter(model)(rest)
+            except ModelError:
+                continue
+            for h in held.itertuples():
+                pred = float(r.predict([h.cpus])[0])
+                rows.append({"series": series, "model": MODELS[model],
+                             "fitted_on": ", ".join(f"{int(c)}" for c in sorted(rest["cpus"].unique())),
+                             "cpus": int(h.cpus), "measured": h.rate_tps, "predicted": pred,
+                             "error_pct": (pred - h.rate_tps) / h.rate_tps * 100})
+    return pd.DataFrame(rows)
+
+
+def leave_one_out(pts: pd.DataFrame, fits: dict[str, FitSet]) -> pd.DataFrame:
+    """Each point held out in turn, predicted by Amdahl's law and the bottleneck model fitted to the others."""
+    parts = []
+    for model in ("amdahl", "bottleneck"):
+        fitted = set(fits[model].results)
+        sub = pts[pts["series"].isin(fitted)]
+        if sub.empty:
+            continue
+        table = fits[model].leave_one_out(sub, "series", "cpus", "rate_tps", _fitter(model))
+        parts.append(table.assign(model=MODELS[model]))
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    out = out[out["predicted"].notna()]
+    return out[["series", "model", "cpus", "measured", "predicted", "error %"]].reset_index(drop=True)
+
+
+def cpus_for_rate(fits: dict[str, FitSet], target: float, n_max: int) -> pd.DataFrame:
+    """CPUs each fit says reach ``target`` within ``n_max`` (NaN: not reachable)."""
+    rows = []
+    for (series, model), r in results(fits).items():
+        need = r.n_for_rate(target) if model == "bottleneck" else r.n_for_rate(target, n_max=n_max)
+        if need is not None and need > n_max:
+            need = None
+        rows.append({"series": series, "model": MODELS[model], "cpus": need if need is not None else np.nan,
+                     "limit": limit(model, r), "reachable": need is not None})
+    return pd.DataFrame(rows)
+
+
+# -- the coupling facility -----------------------------------------------------------------------
+
+def cf_point(pts: pd.DataFrame) -> dict | None:
+    """The CF busy share at the highest rate that has one: {'busy_pct', 'processors', 'rate_tps', 'series'}."""
+    if "cf_busy_pct" not in pts or "cf_processors" not in pts:
+        return None
+    rows = pts.dropna(subset=["cf_busy_pct", "cf_processors"])
+    if rows.empty:
+        return None
+    row = rows.sort_values("rate_tps", kind="stable").iloc[-1]
+    return {"busy_pct": float(row["cf_busy_pct"]), "processors": int(row["cf_processors"]),
+            "rate_tps": float(row["rate_tps"]), "series": str(row["series"]), "cpus": int(row["cpus"])}
+
+
+def cf_time_per_transaction_us(cf: dict) -> float:
+    """CF processor time per transaction: busy share × processors / rate (µs)."""
+    return cf["busy_pct"] / 100 * cf["processors"] / cf["rate_tps"] * 1e6
+
+
+def cf_processors_needed(cf: dict, rate_tps: float, max_utilisation: float) -> int:
+    """Fewest CF processors keeping utilisation at or below ``max_utilisation`` at ``rate_tps``."""
+    return max(1, math.ceil(rate_tps * cf_time_per_transaction_us(cf) / 1e6 / max_utilisation - 1e-12))
+
+
+def cf_headroom(cf: dict, rates_tps, *, processors, max_utilisation: float) -> pd.DataFrame:
+    """CF utilisation, Erlang C and mean queueing in service times at each rate and CF size.
+
+    Assumes CF time per transaction stays what it was at the measured point (one point: the
+    CF work per transaction cannot be checked against a second measurement).
+    """
+    if not 0 < max_utilisation < 1:
+        raise ModelError("max_utilisation must be between 0 and 1")
+    per_tx = cf_time_per_transaction_us(cf) / 1e6
+    rows = []
+    for rate in rates_tps:
+        load = rate * per_tx  # offered load in CF processors (erlangs)
+        for c in processors:
+            rho = load / c
+            stable = rho < 1
+            rows.append({"rate_tps": float(rate), "cf_processors": int(c), "busy_pct": 100 * rho,
+                         "p_wait_pct": 100 * queueing.erlang_c(c, load) if stable else np.nan,
+                         "wait": queueing.mmc_wait(load, 1.0, c) if stable else np.nan,
+                         "stable": stable, "within_max": rho <= max_utilisation})
+    return pd.DataFrame(rows)

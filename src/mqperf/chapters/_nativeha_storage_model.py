@@ -1,0 +1,310 @@
+"""The NativeHA storage chapter's arithmetic: serial-writer bound, replication, timeout, quorum.
+
+Nothing here is fitted: every figure is arithmetic on measured values through
+:mod:`mqperf.models.storage`. Frames keep unrounded values under plain column names; the
+chapter module names the columns for people and the display rule rounds them.
+
+* :func:`log_table` reads amqsrua DISK/Log figures correctly: physical bytes are what the
+  disk wrote, logical bytes the log records; physical/logical is the log's write
+  amplification; physical bytes/s over the write size is the writes per second; the write
+  latency and the write size bound a serial writer.
+* :func:`mqldt_check` predicts mqldt's bandwidth from its own latency and block size.
+* :func:`replication_table` counts the copies each log write makes; :func:`quorum_check`
+  predicts Native HA's write latency from a single instance's.
+* :func:`completed_share` follows a record through a chain of forced log writes (an
+  Erlang-k sum of M/M/1 waits) to a timeout; :func:`records_check` sets it against the
+  records that arrived; :func:`latency_plan` answers the planning question.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mqperf.data import aggregate
+from mqperf.errors import ModelError
+from mqperf.models import storage
+
+MAX_PUBLICATIONS = 20  # a reader's publications shown one by one; more are averaged
+AVERAGED = ("interval_s", "write_latency_us", "write_size_bytes", "physical_bytes_s", "logical_bytes_s")
+
+
+def publications(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per publication or series, the contract's columns (NaN where not given).
+
+    Rows with the same ``series`` are one configuration and are averaged to one row with
+    ``n`` and the standard deviations kept (:func:`mqperf.data.aggregate.means`). Without a
+    ``series`` column, up to :data:`MAX_PUBLICATIONS` publications are shown one by one; a
+    longer file is one series, "your data". The means are unweighted: amqsrua publishes at a
+    fixed interval, so equal weights are equal times.
+    """
+    frame = frame.copy()
+    if "series" not in frame:
+        many = len(frame) > MAX_PUBLICATIONS
+        frame["series"] = "your data" if many else [f"publication {i + 1}" for i in range(len(frame))]
+    frame["series"] = frame["series"].astype(str)
+    for col in (*AVERAGED, "instances", "storage"):
+        if col not in frame:
+            frame[col] = np.nan
+    frame = aggregate.means(frame, ["series"], list(AVERAGED))
+    keep = ["series", *AVERAGED, "instances", "storage"]
+    extra = [c for c in (aggregate.COUNT, *map(aggregate.sd_column, AVERAGED)) if c in frame]
+    out = frame[keep + extra].reset_index(drop=True)
+    for col in AVERAGED:
+        out[col] = out[col].astype(float)
+    return out
+
+
+def log_table(stats: pd.DataFrame) -> pd.DataFrame:
+    """The figures read correctly, and how close each log was to its serial-writer bound."""
+    latency_s = stats["write_latency_us"].to_numpy(dtype=float) / 1e6
+    size = stats["write_size_bytes"].to_numpy(dtype=float)
+    phys = stats["physical_bytes_s"].to_numpy(dtype=float)
+    logical = stats["logical_bytes_s"].to_numpy(dtype=float)
+    writes = phys / size
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_write = np.where(writes > 0, logical / writes, np.nan)
+        amp = np.where(logical > 0, phys / logical, np.nan)
+    return pd.DataFrame({
+        "series": stats["series"].to_numpy(),
+        "write_latency_ms": latency_s * 1e3,
+        "write_size_bytes": size,
+        "physical_bytes_s": phys,
+        "writes_s": writes,
+        "max_writes_s": storage.max_forced_writes(latency_s),
+        "serial_bound_bytes_s": storage.log_bandwidth_bound(latency_s, size),
+        "busy_pct": 100 * storage.log_writer_utilisation(phys, latency_s, size),
+        "records_per_write_bytes": per_write,
+        "write_amplification": amp,
+    })
+
+
+def mqldt_check(mqldt: pd.DataFrame) -> pd.DataFrame:
+    """mqldt writes back to back, so blocksize / latency should predict its bandwidth."""
+    qms = mqldt["queue_managers"].to_numpy(dtype=float)
+    latency_s = mqldt["avg_latency_us"].to_numpy(dtype=float) / 1e6
+    pred = qms * storage.log_bandwidth_bound(latency_s, mqldt["blocksize_bytes"].to_numpy(dtype=float))
+    meas = mqldt["avg_bytes_s"].to_numpy(dtype=float)
+    out = pd.DataFrame({
+        "blocksize_bytes": mqldt["blocksize_bytes"].astype(int).to_numpy(),
+        "queue_managers": mqldt["queue_managers"].astype(int).to_numpy(),
+        "avg_latency_us": latency_s * 1e6,
+        "predicted_mb_s": pred / 1e6, "measured_mb_s": meas / 1e6,
+        "error_pct": (pred - meas) / meas * 100,
+    })
+    iops = (mqldt["writes"] / mqldt["duration_s"]).to_numpy(dtype=float)
+    if np.isfinite(iops).any():
+        out["predicted_writes_s"] = qms * storage.max_forced_writes(latency_s)
+        out["measured_writes_s"] = iops
+    return out
+
+
+#: Configurations whose copies the chapter counts: (name, instances keeping the log, storage copies).
+CONFIGURATIONS = [
+    ("one queue manager on a local disk", 1, 1),
+    ("one queue manager on ODF replica=3", 1, 3),
+    ("Native HA on ODF replica=3", 3, 3),
+    ("Native HA on non-replicating block storage", 3, 1),
+    ("Native HA on ODF's non-resilient storage class", 3, 1),
+]
+
+
+def replication_table(physical_bytes_s: float, configurations=CONFIGURATIONS) -> pd.DataFrame:
+    """Copies of each log write by layer, and the bytes/s written across all copies at a rate."""
+    rows = []
+    for name, app, store in configurations:
+        total = storage.total_copies(app, store)
+        rows.append({"configuration": name, "instances": app, "storage_copies": store, "copies_written": total,
+                     "copies_beyond_first": storage.extra_copies(app, store),
+                     "bytes_s_all_copies": physical_bytes_s * total})
+    return pd.DataFrame(rows)
+
+
+def quorum_check(stats: pd.DataFrame) -> pd.DataFrame:
+    """Native HA's write latency predicted from a single instance's on the same storage.
+
+    Needs, on one storage (the ``storage`` column, or the whole file without it), a row with
+    one instance and a row with three. The single instance's mean write latency is taken as
+    each instance's write, exponential and independent
+    (:func:`mqperf.models.storage.quorum_write_mean`); Native HA waits for its own write and
+    one of two replicas, against the slowest of three if every copy had to finish.
+    """
+    if stats["instances"].isna().all():
+        return pd.DataFrame()
+    frame = stats.assign(storage=stats["storage"].fillna("").astype(str))
+    rows = []
+    for where, group in frame.groupby("storage", sort=False):
+        single = group.loc[group["instances"] == 1, "write_latency_us"]
+        ha = group.loc[group["instances"] == 3, "write_latency_us"]
+        if single.empty or ha.empty:
+            continue
+        single_ms, ha_ms = float(single.mean()) / 1e3, float(ha.mean()) / 1e3
+        for rule, acks in (("quorum: the active and the faster of two replicas", 1), ("all three copies (the slowest)", 2)):
+            ms = storage.quorum_write_mean(single_ms, replicas=2, acks=acks)
+            rows.append({"storage": where, "rule": rule, "single_instance_ms": single_ms, "predicted_ms": ms,
+                         "measured_nativeha_ms": ha_ms, "error_pct": (ms - ha_ms) / ha_ms * 100})
+    return pd.DataFrame(rows)
+
+
+# -- the timeout -----------------------------------------------------------------------------------
+
+def chain_response(latency_s, utilisation, forced_writes: int):
+    """Mean time for a record's ``forced_writes`` commits, each an M/M/1 wait at the log: k·t/(1 − ρ)."""
+    rho = np.asarray(utilisation, dtype=float)
+    if np.any(rho < 0):
+        raise ModelError("utilisation must be ≥ 0")
+    if forced_writes < 1:
+        raise ModelError("forced_writes must be ≥ 1")
+    with np.errstate(divide="ignore"):
+        return np.where(rho < 1, forced_writes * np.asarray(latency_s, dtype=float) / np.clip(1 - rho, 1e-12, None), np.inf)
+
+
+def completed_share(latency_s, utilisation, *, forced_writes: int, timeout_s: float):
+    """Share of records whose chain of forced writes ends within the timeout.
+
+    Each of the ``forced_writes`` commits is an M/M/1 wait at the log, exponential with mean
+    t/(1 − ρ), taken as independent of the others, so the chain is Erlang-``forced_writes``
+    (:func:`mqperf.models.storage.chain_completed_fraction`), not one exponential of the
+    chain's mean. An overloaded log (ρ ≥ 1) finishes nothing.
+    """
+    mean = chain_response(latency_s, utilisation, forced_writes)
+    flat = np.atleast_1d(mean)
+    out = np.zeros_like(flat, dtype=float)
+    for i in np.flatnonzero(np.isfinite(flat)):
+        out[i] = storage.chain_completed_fraction(timeout_s, [flat[i] / forced_writes] * forced_writes)
+    return out.reshape(np.shape(mean))
+
+
+def one_exponential_share(chain_mean_s, timeout_s: float):
+    """What one exponential of the chain's mean would say: 1 − exp(−T/mean) (the replaced approximation)."""
+    return -np.expm1(-timeout_s / np.asarray(chain_mean_s, dtype=float))
+
+
+def utilisation_for_share(latency_s: float, *, forced_writes: int, timeout_s: float, share: float = 0.9) -> float:
+    """Log utilisation above which fewer than ``share`` of records finish within the timeout.
+
+    0 when even an idle log misses it; the share falls monotonically with ρ, so one root.
+    """
+    from scipy.optimize import brentq
+
+    def gap(rho):
+        return float(completed_share(latency_s, rho, forced_writes=forced_writes, timeout_s=timeout_s)) - share
+
+    if gap(0.0) < 0:
+        return 0.0
+    return float(brentq(gap, 0.0, 1.0 - 1e-12, xtol=1e-9))
+
+
+def timeout_curve(latencies_ms: dict, *, forced_writes: int, timeout_s: float, points: int = 41) -> pd.DataFrame:
+    """Completed share (%) against log utilisation (%), one curve per write latency."""
+    rho = np.linspace(0, 0.99, points)
+    parts = [pd.DataFrame({"busy_pct": rho * 100, "share_pct": 100 * completed_share(
+        ms / 1e3, rho, forced_writes=forced_writes, timeout_s=timeout_s), "latency": label})
+        for label, ms in latencies_ms.items()]
+    return pd.concat(parts, ignore_index=True)
+
+
+def timeout_thresholds(latencies_ms: dict, *, forced_writes: int, timeout_s: float, share: float = 0.9) -> pd.DataFrame:
+    """Per write latency: the chain's time on an idle log and the utilisation where the share falls below ``share``."""
+    # Rounded up to 0.01 %, so "fewer finish once busier than X %" stays true of the shown X.
+    return pd.DataFrame([{
+        "latency": label, "write_latency_ms": ms, "forced_writes": forced_writes, "idle_chain_s": forced_writes * ms / 1e3,
+        "busy_limit_pct": np.ceil(1e4 * utilisation_for_share(ms / 1e3, forced_writes=forced_writes, timeout_s=timeout_s,
+                                                              share=share)) / 100,
+    } for label, ms in latencies_ms.items()])
+
+
+def records_check(log: pd.DataFrame, received: pd.DataFrame, *, forced_writes: int, timeout_s: float) -> pd.DataFrame:
+    """The log-only model's share of records finishing in time, against the share that arrived."""
+    share = dict(zip(received["series"], received["received_share_pct"]))
+    rows = []
+    for r in log.itertuples():
+        if r.series not in share:
+            continue
+        rho = r.busy_pct / 100
+        mean = float(chain_response(r.write_latency_ms / 1e3, rho, forced_writes))
+        model = 100 * float(completed_share(r.write_latency_ms / 1e3, rho, forced_writes=forced_writes, timeout_s=timeout_s))
+        rows.append({"series": r.series, "busy_pct": r.busy_pct, "chain_mean_s": mean, "modelled_pct": model,
+                     "one_exponential_pct": 100 * float(one_exponential_share(mean, timeout_s)),
+                     "received_pct": float(share[r.series]), "gap_points": model - float(share[r.series])})
+    return pd.DataFrame(rows)
+
+
+def max_latency_ms(target_bytes_s: float, write_size_bytes: float, max_utilisation: float) -> float:
+    """Longest write latency that keeps the log at or below ``max_utilisation``: ρ·S/rate."""
+    if not 0 < max_utilisation <= 1:
+        raise ModelError("max_utilisation must be in (0, 1]")
+    if target_bytes_s <= 0 or write_size_bytes <= 0:
+        raise ModelError("target rate and write size must be greater than zero")
+    return max_utilisation * write_size_bytes / target_bytes_s * 1e3
+
+
+def latency_plan(target_bytes_s: float, write_size_bytes: float, latencies_ms: dict, *, forced_writes: int,
+                 timeout_s: float, max_utilisation: float = 0.5) -> pd.DataFrame:
+    """For each candidate write latency: can a serial log carry the target, and at what utilisation?"""
+    if target_bytes_s <= 0 or write_size_bytes <= 0:
+        raise ModelError("target rate and write size must be greater than zero")
+    rows = []
+    for label, ms in latencies_ms.items():
+        rho = float(storage.log_writer_utilisation(target_bytes_s, ms / 1e3, write_size_bytes))
+        share = float(completed_share(ms / 1e3, rho, forced_writes=forced_writes, timeout_s=timeout_s)) if rho < 1 else 0.0
+        rows.append({"latency": label, "write_latency_ms": ms,
+                     "serial_bound_bytes_s": float(storage.log_bandwidth_bound(ms / 1e3, write_size_bytes)),
+                     "busy_pct": rho * 100, "fits": rho < 1, "within_max": rho <= max_utilisation,
+                     "share_pct": share * 100})
+    return pd.DataFrame(rows)
+
+
+def candidate_latencies(stats: pd.DataFrame, mqldt: pd.DataFrame | None, your_latency_ms: float | None) -> dict:
+    """Label → write latency (ms): each amqsrua row, each mqldt block size, and the reader's value."""
+    out = {str(s): float(v) / 1e3 for s, v in zip(stats["series"], stats["write_latency_us"])}
+    if mqldt is not None:
+        for r in mqldt.itertuples():
+            out[f"mqldt {int(r.blocksize_bytes):,}-byte writes"] = float(r.avg_latency_us) / 1e3
+    if your_latency_ms:
+        out["your latency"] = float(your_latency_ms)
+    return out
+
+
+# -- charts ---------------------------------------------------------------------------------------
+
+def latency_chart(stats: pd.DataFrame, mqldt: pd.DataFrame | None):
+    """Log write latency of each configuration (log scale), mqldt's average beside them."""
+    import altair as alt
+
+    from mqperf.present import charts
+
+    rows = [{"what": s, "latency_ms": v / 1e3, "tool": "amqsrua Log - write latency"}
+            for s, v in zip(stats["series"], stats["write_latency_us"])]
+    for r in (mqldt.itertuples() if mqldt is not None else []):
+        rows.append({"what": f"mqldt {int(r.blocksize_bytes):,}-byte writes", "latency_ms": r.avg_latency_us / 1e3,
+                     "tool": "mqldt average latency"})
+    frame = charts.sampled(charts.rounded(pd.DataFrame(rows)))
+    return alt.Chart(frame).mark_point(size=140, filled=True).encode(
+        y=alt.Y("what:N", sort=None, title=None, axis=alt.Axis(labelLimit=320)),
+        x=alt.X("latency_ms:Q", scale=alt.Scale(type="log"), title="average write latency (ms, log scale)"),
+        color=alt.Color("tool:N", title=None),
+        tooltip=["what:N", "latency_ms:Q"],
+    ).properties(title="Average log write latency by configuration", height=max(150, 18 * len(frame)))
+
+
+def replication_chart(table: pd.DataFrame):
+    """Copies written per log write, split into the first copy and the replicas."""
+    import altair as alt
+
+    from mqperf.present import charts
+
+    long = pd.concat([
+        pd.DataFrame({"configuration": table["configuration"], "copies": 1, "copy": "the write itself", "order": 0}),
+        pd.DataFrame({"configuration": table["configuration"], "copies": table["copies_beyond_first"], "copy": "replicas",
+                      "order": 1}),
+    ], ignore_index=True)
+    most = table.loc[table["copies_written"].idxmax()]
+    return alt.Chart(charts.rounded(long)).mark_bar().encode(
+        y=alt.Y("configuration:N", sort=None, title=None, axis=alt.Axis(labelLimit=320)),
+        x=alt.X("sum(copies):Q", title="copies of each log write", axis=alt.Axis(tickMinStep=1, format="d")),
+        color=alt.Color("copy:N", title=None, sort=["the write itself", "replicas"]),
+        order=alt.Order("order:Q"),
+        tooltip=["configuration:N", "copy:N", "copies:Q"],
+    ).properties(title=f"Replication on replication: {most['configuration']} writes every log block "
+                       f"{int(most['copies_written'])} times", height=170)
