@@ -1,0 +1,320 @@
+"""Task scaling's numbers: series labels, one fit per series, and the frames the chapter shows.
+
+Model choice per series follows what the data can identify:
+
+* 3 or more equations (distinct tasks values plus "no gain" statements): the USL;
+* 2 equations: Amdahl's law (κ = 0);
+* 1: no fit: a single point says nothing about scaling.
+
+Frames here carry raw floats with human column names and units; the presentation layer
+rounds them. Sentences are made in :mod:`mqperf.chapters.kafka_task_scaling`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from mqperf.data import aggregate
+from mqperf.errors import ModelError
+from mqperf.models import bottleneck, usl
+from mqperf.models.fitset import FitSet
+
+#: A task that adds less than this share of the rate before it "stops paying".
+PAYING_PCT = 5.0
+#: How loosely a "no gain" statement is read for the sensitivity band (±3 %).
+LOOSE = 0.03
+
+RATE = "rate (msg/s)"
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+def label_series(frame: pd.DataFrame, base_cpus: int | None) -> pd.DataFrame:
+    """A readable ``series`` label: connector, workload, and CPU count when not the usual one."""
+    out = frame.copy()
+    if "series" in out:
+        series = out["series"].fillna("your data").astype(str)
+    else:
+        series = pd.Series("your data", index=out.index)
+    if "connector" in out:
+        prefix = out["connector"].fillna("").astype(str)
+        series = (prefix + " " + series).str.strip()
+    if "gp_cpus" in out and base_cpus is not None:
+        other = out["gp_cpus"].notna() & (out["gp_cpus"] != base_cpus)
+        cpus = out["gp_cpus"].astype("Int64").astype(str)
+        series = series.where(~other, series + " (" + cpus + " CPUs)")
+    out["series"] = series.str.replace("_", " ", regex=False)
+    out["basis"] = out["basis"].fillna("measured").astype(str) if "basis" in out else "measured"
+    return out
+
+
+def base_cpus(frame: pd.DataFrame) -> int | None:
+    """The CPU count most rows were measured with (rows with another count form their own series)."""
+    if "gp_cpus" not in frame or frame["gp_cpus"].dropna().empty:
+        return None
+    return int(frame["gp_cpus"].dropna().mode().iloc[0])
+
+
+def points(frame: pd.DataFrame) -> pd.DataFrame:
+    """One point per series and tasks value (means where the file has several rows)."""
+    keys = [c for c in ("connector", "series", "gp_cpus", "basis", "tasks") if c in frame]
+    # Average before labelling: string work on a million rows costs more than the means.
+    frame = aggregate.means(frame, keys, ["rate_msg_s"])
+    return label_series(frame, base_cpus(frame))
+
+
+def statements(frame: pd.DataFrame | None, pts: pd.DataFrame, cpus: int | None) -> pd.DataFrame:
+    """Statements that concern a series of ``pts``; empty when none."""
+    cols = ["series", "tasks_from", "tasks_to", "relation", "quote"]
+    if frame is None or frame.empty:
+        return pd.DataFrame(columns=cols)
+    frame = label_series(frame, cpus)
+    return frame.loc[frame["series"].isin(set(pts["series"])), cols].reset_index(drop=True)
+
+
+def equalities(known: pd.DataFrame, series: str) -> list[usl.Equal]:
+    rows = known[(known["series"] == series) & (known["relation"] == "no_gain")]
+    return [usl.Equal(int(r.tasks_from), int(r.tasks_to), str(r.quote)) for r in rows.itertuples()]
+
+
+# -- fitting ----------------------------------------------------------------------------------
+
+def fitter(known: pd.DataFrame, model: str = "auto", *, data_name=None, data_hash=None):
+    """A function fitting one series' rows with the richest model its equations identify."""
+    if model not in ("auto", "usl", "amdahl"):
+        raise ModelError(f"model must be auto, usl or amdahl (got {model!r})")
+
+    def fit(rows: pd.DataFrame):
+        cons = equalities(known, str(rows["series"].iloc[0]))
+        distinct = rows["tasks"].nunique()
+        chosen = model
+        if model == "auto":
+            chosen = "usl" if distinct + len(cons) >= 3 else "amdahl" if distinct >= 2 else "none"
+        if chosen == "none":
+            raise ModelError("one tasks value: a single point says nothing about scaling")
+        return usl.fit(rows["tasks"], rows["rate_msg_s"], constraints=cons if chosen == "usl" else (),
+                       amdahl_only=chosen == "amdahl", data_name=data_name, data_hash=data_hash)
+
+    return fit
+
+
+def fit_all(pts: pd.DataFrame, known: pd.DataFrame, model: str, **identity) -> FitSet:
+    fits = FitSet.fit(pts, "series", fitter(known, model, **identity))
+    if not fits.results:
+        reasons = "; ".join(f"{s}: {why}" for s, why in list(fits.failures.items())[:3])
+        raise ModelError("no series has enough points to fit: scaling needs at least 2 distinct tasks values "
+                         f"per series (3 for the USL) ({reasons})")
+    return fits
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else np.nan
+
+
+def model_name(result) -> str:
+    return "USL" if result.model == "usl" else "Amdahl"
+
+
+def fits_table(fits: FitSet) -> pd.DataFrame:
+    """One row per series: model, parameters, peak and what the fit can claim."""
+    rows = []
+    for f in fits:
+        row = {"series": f.group, "points": f.nobs}
+        if f.ok:
+            r = f.result
+            row.update({"model": model_name(r), "statements used": r.n_constraints, "λ (msg/s per task)": r.lam,
+                        "σ": r.sigma, "κ": r.kappa, "peak at (tasks)": _finite(r.peak_n()),
+                        "peak or limit (msg/s)": _finite(r.peak_x()), "residual df": r.df_resid,
+                        "identification": r.identification})
+        else:
+            row.update({"model": "none", "identification": f.reason})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def parameter_table(fits: FitSet) -> pd.DataFrame:
+    frame = fits.parameters()
+    frame["parameter"] = frame["parameter"].map({"lam": "λ", "sigma": "σ", "kappa": "κ"})
+    frame["unit"] = frame["parameter"].map({"λ": "msg/s per task", "σ": "1", "κ": "1"})
+    return frame.rename(columns={"std err": "standard error", "lower": "95 % lower", "upper": "95 % upper"})
+
+
+def curves(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame, max_tasks: int) -> pd.DataFrame:
+    """USL curves on a grid: the sensitivity band where a statement pins a fit, else the 95 % band."""
+    grid = np.round(np.linspace(1, max_tasks, 50), 4)
+    parts = []
+    for name, r in fits.results.items():
+        if r.model != "usl":
+            continue
+        frame = pd.DataFrame({"series": name, "x": grid, "fit": r.predict(grid), "lower": np.nan, "upper": np.nan})
+        band = sensitivity_curves(r, pts[pts["series"] == name], equalities(known, name), grid)
+        if band is not None:
+            frame["lower"], frame["upper"] = band.min(axis=0), band.max(axis=0)
+        elif r.df_resid > 0 and r.cov is not None:
+            b = r.conf_band(grid)
+            frame["lower"], frame["upper"] = b["lower"].to_numpy(), b["upper"].to_numpy()
+        parts.append(frame)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _loose_fits(rows: pd.DataFrame, cons: list[usl.Equal]):
+    for ratio in (1 - LOOSE, 1 + LOOSE):
+        varied = [usl.Equal(c.a, c.b, c.label, ratio) for c in cons]
+        try:
+            yield usl.fit(rows["tasks"], rows["rate_msg_s"], constraints=varied)
+        except ModelError:
+            continue
+
+
+def sensitivity_curves(result, rows, cons, grid) -> np.ndarray | None:
+    """Curves with each statement read as X(b) = (1 ± 3 %)·X(a), stacked with the literal fit."""
+    if not cons or result.model != "usl":
+        return None
+    return np.vstack([result.predict(grid), *[r.predict(grid) for r in _loose_fits(rows, cons)]])
+
+
+def sensitivity_table(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame) -> pd.DataFrame:
+    """Per series resting on a statement: the modelled peak read literally and read within ±3 %."""
+    rows = []
+    for name, r in fits.results.items():
+        cons = equalities(known, name)
+        if not cons or r.model != "usl":
+            continue
+        peaks = [r.peak_x()] + [f.peak_x() for f in _loose_fits(pts[pts["series"] == name], cons)]
+        peaks = [p for p in peaks if math.isfinite(p)]
+        if not peaks:
+            continue
+        rows.append({"series": name, "statement": "; ".join(c.label for c in cons),
+                     "peak read literally (msg/s)": _finite(r.peak_x()),
+                     "lowest peak (msg/s)": min(peaks), "highest peak (msg/s)": max(peaks)})
+    return pd.DataFrame(rows)
+
+
+def marginal(result, max_tasks: int) -> pd.DataFrame:
+    n = np.arange(1, max_tasks + 1)
+    x = result.predict(n)
+    gain = np.concatenate([[np.nan], np.diff(x) / x[:-1] * 100])
+    return pd.DataFrame({"tasks": n, "modelled rate (msg/s)": x, "added by this task (%)": gain})
+
+
+def last_paying_task(result, max_tasks: int) -> int | None:
+    """The last task that still adds at least 5 %; None when every task up to ``max_tasks`` does."""
+    gains = marginal(result, max_tasks)["added by this task (%)"].to_numpy()[1:]
+    small = np.nonzero(gains < PAYING_PCT)[0]
+    return int(small[0] + 1) if small.size else None
+
+
+def plan(fits: FitSet, pts: pd.DataFrame, target: float, max_tasks: int) -> pd.DataFrame:
+    """Per fitted series: tasks for the target, the best rate within ``max_tasks``, where tasks stop paying."""
+    rows = []
+    for name, r in fits.results.items():
+        need = r.n_for_rate(target, n_max=max_tasks)
+        measured = int(pts.loc[pts["series"] == name, "tasks"].max())
+        last = last_paying_task(r, max_tasks)
+        rows.append({"series": name, "model": model_name(r),
+                     "tasks for the target": need if need is not None else f"not within {max_tasks}",
+                     f"best rate with ≤ {max_tasks} tasks (msg/s)": float(r.predict(np.arange(1, max_tasks + 1)).max()),
+                     "largest measured (tasks)": measured,
+                     "beyond the measurements": need is not None and need > measured,
+                     "last task adding ≥ 5 %": last if last is not None else f"all up to {max_tasks}"})
+    return pd.DataFrame(rows)
+
+
+def gains(fits: FitSet, max_tasks: int) -> pd.DataFrame:
+    parts = [marginal(r, max_tasks).assign(series=name) for name, r in fits.results.items() if r.model == "usl"]
+    return pd.concat(parts, ignore_index=True).dropna() if parts else pd.DataFrame()
+
+
+def bottleneck_table(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame) -> pd.DataFrame:
+    """Per fitted series: X = min(λN, X_max) beside the series' own fit, ranked by AICc where possible."""
+    rows = []
+    for name, r in fits.results.items():
+        g = pts[pts["series"] == name]
+        cons = equalities(known, name)
+        n, x = g["tasks"].to_numpy(float), g["rate_msg_s"].to_numpy(float)
+        try:
+            b = bottleneck.fit(n, x, constraints=cons)
+        except ModelError:
+            continue
+        row = {"series": name, "ceiling X_max (msg/s)": b.x_max, "knee (tasks)": b.knee(),
+               "plateau seen": "x_max" not in b.at_bound, "residual df": b.df_resid,
+               "preferred by": "cannot tell", "criterion difference": np.nan}
+        try:
+            table = bottleneck.compare_with_usl(n, x, constraints=cons)
+        except ModelError:
+            table = None
+        if table is not None and table["preferred"].any():
+            best = table.index[table["preferred"]][0]
+            crit = {"aicc": "AICc", "aic": "AIC"}[table["criterion"].iloc[0]]
+            row["preferred by"] = f"{crit}: {'USL' if best == 'usl' else 'bottleneck'}"
+            row["criterion difference"] = float(table["delta"].max())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def leave_one_out(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame) -> pd.DataFrame:
+    """Refit each series with 3+ tasks values without each point (richest model the rest allows)."""
+    keep = [s for s in fits.results if pts.loc[pts["series"] == s, "tasks"].nunique() >= 3]
+    sub = pts[pts["series"].isin(keep)]
+    if sub.empty:
+        return pd.DataFrame()
+    frame = fits.leave_one_out(sub, "series", "tasks", "rate_msg_s", fitter(known))
+    return frame.rename(columns={"measured": f"measured {RATE}", "predicted": f"predicted {RATE}",
+                                 "note": "why no prediction"})
+
+
+def cpu_variants(fits: FitSet, pts: pd.DataFrame) -> pd.DataFrame:
+    """Each series measured at another CPU count, predicted by its twin's fit at the usual count."""
+    rows = []
+    for name, r in fits.results.items():
+        other = pts[pts["series"].str.startswith(name + " (") & pts["series"].str.endswith(" CPUs)")]
+        for p in other.itertuples():
+            pred = float(r.predict(np.array([float(p.tasks)]))[0])
+            rows.append({"fitted on": name, "predicting": p.series, "tasks": int(p.tasks),
+                         f"measured {RATE}": p.rate_msg_s, f"predicted {RATE}": pred,
+                         "error %": (pred - p.rate_msg_s) / p.rate_msg_s * 100})
+    return pd.DataFrame(rows)
+
+
+def cpu_at_rate(costs: pd.DataFrame, fits: FitSet, pts: pd.DataFrame, target: float, max_tasks: int) -> pd.DataFrame:
+    """General-purpose CPU per connector at the target rate, or at the best rate its fit reaches.
+
+    Engines = CPU µs per message × messages per second / 10⁶, with the low and high ends of
+    the costs as printed.
+    """
+    rows = []
+    for (connector, series), comp in costs.groupby(["connector", "series"], sort=False):
+        label = f"{connector} {series}".replace("_", " ")
+        r = fits.results.get(label)
+        if r is None:
+            continue
+        best = float(r.predict(np.arange(1, max_tasks + 1)).max())
+        rate = target if r.n_for_rate(target, n_max=max_tasks) is not None else best
+        lo, hi = float(comp["cpu_us_low"].sum()), float(comp["cpu_us_high"].sum())
+        rows.append({"connector": connector, "series": label, "target reached": rate == target,
+                     "rate priced (msg/s)": rate, "CPU per message, low (µs)": lo, "CPU per message, high (µs)": hi,
+                     "engines, low": lo * rate / 1e6, "engines, high": hi * rate / 1e6,
+                     "components": " + ".join(comp["component"])})
+    return pd.DataFrame(rows)
+
+
+# -- charts -----------------------------------------------------------------------------------
+
+def curves_chart(pts: pd.DataFrame, curve: pd.DataFrame):
+    from mqperf.present import charts
+
+    shown = pts[pts["series"].isin(set(curve["series"]))]
+    return charts.measured_vs_fitted(shown, curve, x="tasks", y="rate_msg_s", x_title="connector tasks (tasks.max)",
+                                     y_title="rate (msg/s)", title="Measured rates and USL fits")
+
+
+def gains_chart(frame: pd.DataFrame):
+    from mqperf.present import charts
+
+    frame = frame.rename(columns={"added by this task (%)": "gain_pct"})
+    return charts.bars(frame, x="tasks", y="gain_pct", colour="series", x_title="the task added (tasks.max)",
+                       y_title="throughput added by that task (%)", title="What one more task adds, by the USL fits")
+

@@ -1,0 +1,161 @@
+"""Task scaling: model choice by identifiability, the book's series, reader files, planning."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mqperf import parameters
+from mqperf.chapters import kafka_task_scaling as chapter
+from mqperf.data import loader
+from mqperf.errors import ModelError
+from mqperf.models import usl
+from mqperf.present.results import Missing, Text
+import props
+
+BOOK = parameters.defaults("kafka_task_scaling")
+
+
+@pytest.fixture(scope="module")
+def book():
+    return chapter.analyse(BOOK)
+
+
+def fitted(r) -> dict:
+    """series -> fits-table row, from the report's own table."""
+    return r["fits"].frame.set_index("series").to_dict("index")
+
+
+def text(r, key) -> str:
+    return repr(r[key])
+
+
+def test_model_choice_follows_equations(book):
+    fits = fitted(book)
+    assert fits["source sustainable nonpersistent"]["model"] == "USL"  # 2 points + 1 statement
+    assert fits["sink persistent get commit"]["model"] == "Amdahl"  # 2 points
+    assert fits["sink peak nonpersistent"]["model"] == "none"  # 1 point
+    assert fits["sink persistent get100 commit"]["statements used"] == 0  # "decrease" is not an equation
+    exact = [row for row in fits.values() if row["model"] != "none"]
+    assert exact and all(row["residual df"] == 0 for row in exact)
+    assert "All four fits are exactly identified" in text(book, "identification")
+    # No table of empty standard errors beside that sentence: one sentence instead.
+    assert isinstance(book["parameters"], Missing)
+
+
+def test_six_cpu_point_is_its_own_series_and_is_predicted_across(book):
+    assert "sink persistent get100 commit (6 CPUs)" in set(book.points["series"])
+    cross = book["cross"].frame
+    assert list(cross["predicting"]) == ["sink persistent get100 commit (6 CPUs)"]
+    # 41,995 measured on 6 CPUs; the 3-CPU fit passes through 30,592 at 4 tasks.
+    assert cross["error %"].iloc[0] == pytest.approx((30592 - 41995) / 41995 * 100, rel=1e-6)
+    assert "-27.2 %" in text(book, "cross_text")
+
+
+def test_derived_put_commit_point_is_gone_and_not_planned(book):
+    # 2,271 x 1.10 mixed the peak run with the +10 % of the concurrent-putter runs (issue 9, §5.10).
+    data = loader.load("kafka_task_scaling")
+    assert not ((data["series"] == "persistent_put_commit") & (data["tasks"] == 5)).any()
+    assert fitted(book)["source persistent put commit"]["model"] == "none"
+    assert "source persistent put commit" not in set(book["plan"].frame["series"])
+    assert "single tasks value" in text(book, "identification")
+
+
+def test_plan_finds_tasks_for_target_and_peak(book):
+    plan = book["plan"].frame.set_index("series")
+    assert plan.loc["sink sustainable nonpersistent", "tasks for the target"] == 2  # 61,588 measured at 2
+    # The source peak (~59,900) is just under 60,000: not reachable.
+    assert plan.loc["source sustainable nonpersistent", "tasks for the target"] == "not within 8"
+    assert plan.loc["source sustainable nonpersistent", "last task adding ≥ 5 %"] == 4
+    said = text(book, "plan_text")
+    assert "“sink sustainable nonpersistent” reaches 60,000 msg/s with two tasks" in said
+    assert "“source sustainable nonpersistent” does not reach 60,000 msg/s" in said
+
+
+def test_cpu_is_priced_at_a_rate_each_fit_reaches(book):
+    cpu = book["cpu"].frame.set_index("connector")
+    source = cpu.loc["source"]
+    assert not source["target reached"] and source["rate priced (msg/s)"] < 60000
+    assert source["rate priced (msg/s)"] == pytest.approx(book["plan"].frame.set_index("series").loc[
+        "source sustainable nonpersistent", "best rate with ≤ 8 tasks (msg/s)"])
+    # 1.5 µs after zIIP offload + 5 µs MQGET, at that rate.
+    assert source["engines, low"] == pytest.approx(6.5 * source["rate priced (msg/s)"] / 1e6)
+    sink = cpu.loc["sink"]
+    assert sink["target reached"] and sink["rate priced (msg/s)"] == 60000
+    assert sink["engines, low"] == pytest.approx(6.5 * 0.06) and sink["engines, high"] == pytest.approx(9.7 * 0.06)
+    assert "cannot reach 60,000 msg/s" in text(book, "cpu_text")
+
+
+def test_sensitivity_band_brackets_the_literal_fit(book):
+    band = book["sensitivity"].frame
+    assert set(band["series"]) == {"source sustainable nonpersistent", "sink sustainable nonpersistent"}
+    assert (band["lowest peak (msg/s)"] <= band["peak read literally (msg/s)"]).all()
+    assert (band["peak read literally (msg/s)"] <= band["highest peak (msg/s)"]).all()
+    assert (band["highest peak (msg/s)"] - band["lowest peak (msg/s)"]).min() > 0
+
+
+def test_leave_one_out_on_the_contention_series(book):
+    loo = book["loo"].frame
+    assert set(loo["series"]) == {"sink persistent get100 commit"} and len(loo) == 3
+    worst = loo.loc[loo["error %"].abs().idxmax()]
+    assert worst["tasks"] == 4 and 15 < worst["error %"] < 19  # the 4-task point, over-predicted
+    assert "at 4 tasks" in text(book, "loo_text")
+
+
+def test_book_commentary_shows_on_the_book_data_only(book, tmp_path):
+    assert isinstance(book["about_measured"], Text) and "z16" in text(book, "about_measured")
+    assert "producer tasks" in text(book, "about_statements")
+    r = props.run("kafka_task_scaling", _reader_file(tmp_path))
+    assert all(r[k] is None for k in r.items if k.startswith("about_"))
+
+
+def _reader_file(tmp_path, n=(1, 2, 3, 4, 6, 8), noise=(1.01, 0.99, 1.0, 1.02, 0.98, 1.0)):
+    n = np.array(n)
+    x = usl.throughput(n, 1000, 0.05, 0.01) * np.array(noise)
+    path = tmp_path / "mine.csv"
+    pd.DataFrame({"tasks": n, "rate_msg_s": x}).to_csv(path, index=False)
+    return path
+
+
+def test_reader_series_with_enough_points_gets_intervals_and_honest_text(tmp_path):
+    r = props.run("kafka_task_scaling", _reader_file(tmp_path), target_rate_msg_s=4000)
+    row = fitted(r)["your data"]
+    assert row["residual df"] == 3
+    assert r["parameters"].frame["standard error"].notna().all()
+    assert "exactly identified" not in " ".join(r.sentences().values())
+    loo = r["loo"].frame
+    assert len(loo) == 6 and loo["predicted rate (msg/s)"].notna().all()
+    # The reader asked for 4,000 msg/s: the sentences speak of it, not of the book's 60,000.
+    assert "4,000 msg/s" in text(r, "plan_text") and "60,000" not in " ".join(r.sentences().values())
+    assert "no sensitivity band" in text(r, "sensitivity") and "no 'no gain' statements" in text(r, "sensitivity")
+    assert "not priced" in text(r, "cpu")
+    props.assert_report_is_honest(r)
+
+
+def test_single_level_reader_data_is_a_model_error(tmp_path):
+    path = tmp_path / "one.csv"
+    pd.DataFrame({"series": ["a", "a"], "tasks": [4, 4], "rate_msg_s": [10.0, 11.0]}).to_csv(path, index=False)
+    with pytest.raises(ModelError, match="no series has enough points"):
+        props.run("kafka_task_scaling", path)
+
+
+def test_forcing_usl_on_two_points_fails_clearly(tmp_path):
+    path = tmp_path / "two.csv"
+    pd.DataFrame({"tasks": [1, 2], "rate_msg_s": [10.0, 18.0]}).to_csv(path, index=False)
+    with pytest.raises(ModelError, match="needs at least 3"):
+        props.run("kafka_task_scaling", path, model="usl")
+
+
+def test_two_points_give_amdahl_and_sentences_instead_of_charts(tmp_path):
+    path = tmp_path / "two.csv"
+    pd.DataFrame({"tasks": [1, 2], "rate_msg_s": [100.0, 180.0]}).to_csv(path, index=False)
+    r = props.run("kafka_task_scaling", path)
+    assert fitted(r)["your data"]["model"] == "Amdahl"
+    assert "no USL curve to draw" in text(r, "curves") and "no marginal gain" in text(r, "gains")
+    assert "The fit is exactly identified" in text(r, "identification")
+    props.assert_report_is_honest(r)
+
+
+def test_example_file_runs_honestly(root):
+    r = props.run("kafka_task_scaling", root / "data" / "examples" / "kafka_task_scaling.csv", target_rate_msg_s=50000)
+    assert len(r["fits"].frame) == 2 and r["plan"].frame["series"].nunique() == 2
+    props.assert_report_is_honest(r)
