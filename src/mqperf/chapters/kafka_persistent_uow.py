@@ -1,17 +1,29 @@
-"""Persistent messages and units of work: what this chapter takes, and the checks its notebook applies."""
+"""Persistent messages and units of work: throughput and log bytes against messages per commit.
+
+Two models from :mod:`mqperf.models.batching`: the throughput of one task committing every
+``b`` messages, X(b) = b/(t_c + b·t_m), and the MQ log bytes per message, L(b) = l_m + l_c/b,
+fitted per operation (an MQPUT logs the message, an MQGET only a small record: their points do
+not lie on one curve). A point whose messages per commit is known only as a range
+(``msgs_per_commit_low``/``_high``) is refitted at the range's ends; the spread is shown as a
+reading-sensitivity table and band, not as a confidence interval.
+"""
 
 from mqperf.parameters import Choice, DataFile, Internal, Number
+
+CHAPTER = "kafka_persistent_uow"
 
 # A unit of work beyond a million messages is outside anything MQ's log could hold.
 MAX_BATCH = 1_000_000
 
 PARAMETERS = {
     "data": DataFile(help="rate against messages per commit: a CSV with msgs_per_commit, rate_msg_s "
-                          "[, log_bytes_per_msg, operation, series], or a book dataset", contract="kafka_persistent_uow"),
+                          "[, msgs_per_commit_low, msgs_per_commit_high, log_bytes_per_msg, operation, series], "
+                          "or a book dataset", contract=CHAPTER),
     "log_bytes": DataFile(help='log bytes per message by unit of work; "" takes log_bytes_per_msg from data',
-                          contract="msgs_per_commit, log_bytes_per_msg [, operation]", optional=True),
-    "b_put_commit": Number(help='book data only: the value read into the article\'s "2-3 messages per commit"',
-                           unit="msgs", minimum=1, maximum=MAX_BATCH),
+                          contract=f"{CHAPTER}.log_bytes", optional=True),
+    "b_put_commit": Number(help="messages per commit read into the points given as a range "
+                                "(msgs_per_commit_low to _high); None keeps the data's value",
+                           unit="msgs", minimum=1, maximum=MAX_BATCH, optional=True),
     "reference": Choice(help='non-persistent rates to hold the asymptote against: "book", or "" for none',
                         values=("book", "")),
     "reference_rate_msg_s": Number(help="your own non-persistent rate at the same tasks and message size, or none",
@@ -25,33 +37,101 @@ PARAMETERS = {
     "cards_dir": Internal(help="where model cards go; mqperf run sets it to DIR/models"),
 }
 
+# On a reader's file the book's non-persistent reference rates describe another system.
+READER_DEFAULTS = {"reference": ""}
 
-def preflight(p: dict):
-    """Load, fit, validate and plan as the notebook does."""
-    from mqperf.analysis import uow
 
-    uow.context_table(p["data"])
-    points = uow.load_throughput(p["data"], b_put_commit=p["b_put_commit"])
-    fits = uow.fit_throughput(points)
-    uow.throughput_table(fits)
-    uow.sensitivity(points)
-    uow.curves(points, fits, b_max=p["max_batch"])
-    log = uow.load_log_bytes(p["log_bytes"], p["data"])
-    log_fits = uow.fit_log_bytes(log)
-    if len(log):
-        uow.log_table(log_fits)
-    uow.mixed_fit(log)
-    if any(f.result is not None for f in log_fits):
-        uow.log_points(log, log_fits)
-        uow.log_curves(log_fits)
-    refs = uow.reference_rates(p["reference"], rate_msg_s=p["reference_rate_msg_s"])
-    uow.validate(points, fits, refs)
-    gains = uow.load_gains(p["data"])
-    if len(gains) and fits[0].result is not None:
-        small_b = float(points["msgs_per_commit"].min())
-        uow.commit_time_what_if(fits[0], b=small_b, gains_pct=gains["pct"], b_other=[10, p["plan_batch"]])
-    uow.plan_batch(fits, fraction=p["fraction"], batches=[p["plan_batch"]])
-    at = uow.rate_at(fits, p["plan_batch"])
-    if any(f.result is not None for f in log_fits):
-        uow.plan_log(log_fits, sorted({1, 10, p["plan_batch"]}), rate_msg_s=round(at[1]) if at else None)
-    return points
+def analyse(p: dict):
+    """Load, fit, check and plan; every sentence, table and chart of the chapter, in order."""
+    from mqperf.chapters import _kafka_persistent_uow_about as about
+    from mqperf.chapters import _kafka_persistent_uow_log as logs
+    from mqperf.chapters import _kafka_persistent_uow_parts as parts
+    from mqperf.data import views
+    from mqperf.present import prose
+    from mqperf.present.results import Results
+
+    src = views.describe(p["data"])
+    r = Results(book_data=src.book_data, source=src.name)
+    points = parts.throughput_points(views.open(p["data"], CHAPTER), p.get("b_put_commit"))
+    r.points = points
+    fits = parts.fit_throughput(points, src)
+    r.fit_results = dict(fits.results)
+
+    # -- what was measured -------------------------------------------------------------------
+    r.about("measured", about.ABOUT_MEASURED)
+    r.text("points_note", parts.aggregation_sentence(points))
+    r.table("points", parts.points_table(points), digits=5,
+            caption=parts.rows_caption("The points fitted: one per series and messages per commit", points))
+
+    # -- X(b) --------------------------------------------------------------------------------
+    r.text("fit_text", prose.identification(fits.results), *parts.fit_sentences(fits, p["fraction"]))
+    r.table("fits", parts.fit_table(fits, p["fraction"]), digits=4, caption="X(b) = b/(t_c + b·t_m) per series")
+    r.table("parameters", parts.parameter_table(fits), digits=4,
+            caption="Parameters with standard errors and 95 % intervals",
+            missing="no fit has residual degrees of freedom, so there are no standard errors or intervals to show")
+    r.about("attribution", about.ABOUT_ATTRIBUTION)
+
+    refs = parts.references(p["reference"], p.get("reference_rate_msg_s"))
+    sens = parts.sensitivity(points, refs, p["fraction"])
+    r.text("sensitivity_text", *parts.sensitivity_sentences(sens, p["fraction"]))
+    r.table("sensitivity", parts.sensitivity_table(sens, p["fraction"]), digits=4,
+            caption="Refits with each ranged point read at its ends",
+            missing="no point in these data gives its messages per commit as a range "
+                    "(msgs_per_commit_low to msgs_per_commit_high), so there is no reading to vary")
+    r.about("reading", about.ABOUT_READING)
+    b_max = max(float(p["max_batch"]), float(points["msgs_per_commit"].max()))
+    r.chart("chart", parts.throughput_chart(points, fits, sens, b_max))
+
+    # -- L(b) --------------------------------------------------------------------------------
+    log_src = views.describe(p["log_bytes"]) if p["log_bytes"] else src
+    log = logs.log_points(views.open(p["log_bytes"], CHAPTER, "log_bytes") if p["log_bytes"] else None,
+                           views.open(p["data"], CHAPTER))
+    log_fits = logs.fit_log(log, log_src)
+    r.fit_results.update({f"log bytes, {k}": v for k, v in log_fits.results.items()} if log_fits else {})
+    r.about("log_sources", about.ABOUT_LOG)
+    no_log = ("these data have no log_bytes_per_msg column and no log_bytes file was given, "
+              "so there is no log-bytes fit")
+    if log is None:  # one sentence for the whole section, nothing for its other parts
+        r.missing("log_fits", no_log)
+        for key in ("log_note", "log_text", "mixed_text", "mixed", "log_chart"):
+            r.text(key)
+    else:
+        r.text("log_note", parts.aggregation_sentence(log))
+        r.text("log_text", prose.identification(log_fits.results) if log_fits.results else None,
+               *logs.log_sentences(log_fits))
+        r.table("log_fits", logs.log_table(log_fits), digits=4, caption=parts.rows_caption("L(b) = l_m + l_c/b per operation", log))
+        mixed = logs.mixed_fit(log)
+        r.text("mixed_text", logs.mixed_sentence(mixed) if mixed is not None else None)
+        r.table("mixed", None if mixed is None else mixed[1], digits=4,
+                caption="One curve through every operation's points (do not use)",
+                missing="the log bytes hold one operation or one unit-of-work size, so nothing is mixed")
+        r.chart("log_chart", logs.log_chart(log, log_fits),
+                missing="no operation has two unit-of-work sizes, so there is no log-bytes curve to draw")
+
+    # -- checks ------------------------------------------------------------------------------
+    checks = parts.validation(points, fits, refs)
+    r.text("checks_text", *parts.check_sentences(checks))
+    r.table("checks", checks, digits=5, caption="Predictions the fits did not use",
+            missing="no series has three or more unit-of-work sizes to leave one out, and no non-persistent "
+                    "reference rate was given (reference_rate_msg_s), so nothing checks the fits")
+    r.about("checks_about", about.ABOUT_CHECKS)
+
+    whatif, why = parts.log_io_what_if(src, points, fits, p["plan_batch"])
+    r.about("whatif_about", about.ABOUT_WHATIF)
+    r.text("whatif_text", parts.what_if_sentence(whatif, p["plan_batch"]) if whatif is not None else None)
+    r.table("whatif", whatif, digits=4, caption="A shorter commit (faster log I/O) fitted to a throughput gain",
+            missing=why)
+
+    # -- planning ----------------------------------------------------------------------------
+    plan = parts.plan_batch(fits, p["fraction"], p["plan_batch"])
+    r.text("plan_text", *parts.plan_sentences(plan, p["fraction"], p["plan_batch"]))
+    r.table("plan", plan, digits=5, caption="Messages per commit and the rate they give")
+    plan_log = logs.plan_log(log_fits, fits, p["plan_batch"]) if log_fits else None
+    r.text("plan_log_text", logs.plan_log_sentence(plan_log, p["plan_batch"]) if plan_log is not None else None)
+    r.table("plan_log", plan_log, digits=4, caption="Log bytes per message and log bandwidth",
+            missing=no_log if log is None else "no operation's log bytes could be fitted, so there is nothing to price")
+    r.about("plan_about", about.ABOUT_PLAN)
+
+    for name, card in parts.cards(fits, log_fits, src, log_src):
+        r.card(name, card)
+    return r

@@ -26,6 +26,7 @@ unweighted (the bytes are counted, not sampled).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,8 @@ def batch_for_fraction(fraction: float, t_c: float, t_m: float) -> float:
     """Messages per commit at which X(b) = fraction·X∞: b = f/(1 − f) · t_c/t_m (not rounded)."""
     if not 0 < fraction < 1:
         raise ModelError(f"fraction must be between 0 and 1 (exclusive), not {fraction}")
+    if t_m <= 0:  # no saturation: no unit of work reaches a share of an unbounded rate
+        return math.inf
     return fraction / (1 - fraction) * t_c / t_m
 
 
@@ -78,14 +81,17 @@ class BatchThroughputResult(WeightedFitResult):
         return float(self.params["t_m"])
 
     def x_max(self, t_m: float | None = None) -> float:
-        """X∞ = 1/t_m: throughput with unbounded units of work."""
-        return 1.0 / (self.t_m if t_m is None else t_m)
+        """X∞ = 1/t_m: throughput with unbounded units of work (inf when t_m is held at 0)."""
+        t_m = self.t_m if t_m is None else t_m
+        return 1.0 / t_m if t_m > 0 else math.inf
 
     def batch_for_fraction(self, fraction: float, t_c: float | None = None, t_m: float | None = None) -> float:
         """Messages per commit reaching ``fraction`` of X∞ (round up for a setting)."""
         return batch_for_fraction(fraction, self.t_c if t_c is None else t_c, self.t_m if t_m is None else t_m)
 
     def derived(self) -> dict:
+        if self.t_m <= 0:  # a card holds no infinities: no asymptote, no batch for 90 %
+            return {"x_max": math.nan, "batch_for_90pct": math.nan}
         return {"x_max": self.x_max(), "batch_for_90pct": self.batch_for_fraction(0.9)}
 
 

@@ -1,0 +1,408 @@
+"""The idle and trickle chapter's steps: the idle line per connector, the get-with-wait arithmetic,
+the checks against the article's counts, and the two plans.
+
+Imported by :func:`mqperf.chapters.kafka_idle_trickle.analyse` only (it carries pandas). Frames come
+out with the column names the report shows; sentences use :mod:`mqperf.present.prose`, so every
+number they state is a rounding of one a table of the same run shows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from mqperf.data import aggregate
+from mqperf.errors import ModelError
+from mqperf.models import costs, polling
+from mqperf.models.fitset import FitSet
+from mqperf.present import charts, prose
+from mqperf.present.cards import card_name
+
+CHAPTER = "kafka_idle_trickle"
+FORMULA = "cpu_s_per_hour ~ tasks"
+HOURS_PER_DAY = 24.0
+CPU = "cpu_s_per_hour"
+
+
+@dataclass(frozen=True)
+class PollingInputs:
+    """What the get-with-wait model needs, and the MQGET counts to check it against (if any)."""
+
+    wait_s: float
+    empty_low: float   # MQ CPU µs per unsuccessful MQGET
+    empty_high: float
+    gets_per_message: float | None = None
+    unsuccessful_per_message: float | None = None
+    from_data: bool = False
+
+
+# -- idle CPU ----------------------------------------------------------------------------------------
+
+def idle_points(frame: pd.DataFrame) -> pd.DataFrame:
+    """Contract rows as points (series, tasks, cpu_s_per_hour, basis), means per series and tasks."""
+    parts = [frame[c].fillna("").astype(str) for c in ("connector", "series") if c in frame]
+    series = parts[0].str.cat(parts[1:], sep=" ").str.strip() if parts else pd.Series("", index=frame.index)
+    out = pd.DataFrame({
+        "series": series.replace("", "your data").str.replace("_", " ", regex=False).to_numpy(),
+        "tasks": frame["tasks"].astype(int).to_numpy(),
+        CPU: frame[CPU].astype(float).to_numpy(),
+        "basis": (frame["basis"].fillna("measured").astype(str).to_numpy() if "basis" in frame else "measured"),
+    })
+    return aggregate.means(out, ["series", "tasks"], [CPU]).reset_index(drop=True)
+
+
+def aggregation_sentence(points: pd.DataFrame) -> str:
+    return aggregate.note(points, per="series and tasks value", value=CPU)
+
+
+def points_caption(points: pd.DataFrame) -> str:
+    caption = "Idle CPU: one point per series and tasks.max"
+    if aggregate.COUNT in points:
+        caption += f" ({int(points[aggregate.COUNT].sum()):,} file rows averaged into {len(points):,} points)"
+    return caption
+
+
+def points_table(points: pd.DataFrame) -> pd.DataFrame:
+    out = pd.DataFrame({"series": points["series"], "tasks.max": points["tasks"], "idle CPU (CPU s/h)": points[CPU]})
+    if aggregate.COUNT in points:
+        out["rows averaged (n)"] = points[aggregate.COUNT].astype(int)
+        out["idle CPU sd (CPU s/h)"] = points[aggregate.sd_column(CPU)]
+    out["basis"] = points["basis"]
+    return out
+
+
+def fit_idle(points: pd.DataFrame, src) -> FitSet:
+    """base + per-task line per series. Raises ModelError when no series has two task counts."""
+    def fit(rows):
+        if rows["tasks"].nunique() < 2:
+            raise ModelError("one tasks.max value: base and per-task cost cannot be separated")
+        return costs.fit(rows[["tasks", CPU]].reset_index(drop=True), FORMULA, data_name=src.name, data_hash=src.sha256)
+
+    fits = FitSet.fit(points, "series", fit)
+    if not fits.results:
+        raise ModelError("no series can be fitted: idle CPU = base + per-task cost needs at least 2 distinct "
+                         "tasks values per series")
+    return fits
+
+
+def base(r) -> float:
+    return float(r.params["Intercept"])
+
+
+def per_task(r) -> float:
+    return float(r.params["tasks"])
+
+
+def cpu_at(r, tasks) -> np.ndarray:
+    return np.asarray(r.predict(pd.DataFrame({"tasks": np.atleast_1d(tasks)})), dtype=float)
+
+
+def max_tasks(r) -> int:
+    return int(np.max(r.x[:, 1]))
+
+
+def fit_table(fits: FitSet) -> pd.DataFrame:
+    rows = []
+    for f in fits:
+        row = {"series": f.group, "points": f.nobs}
+        if f.ok:
+            r = f.result
+            ci = r.conf_int()
+            row.update({"base (CPU s/h)": base(r), "per task (CPU s/h)": per_task(r),
+                        "per task, 95 % lower": float(ci.loc["tasks", "lower"]),
+                        "per task, 95 % upper": float(ci.loc["tasks", "upper"]),
+                        "at 1 task (CPU s/h)": float(cpu_at(r, 1)[0]), "largest tasks.max measured": max_tasks(r),
+                        "residual df": r.df_resid, "identification": r.identification})
+        else:
+            row["identification"] = f.reason
+        rows.append(row)
+    return pd.DataFrame(rows).reindex(columns=list(max(rows, key=len)))
+
+
+def fit_sentences(fits: FitSet) -> list[str]:
+    out = []
+    for f in fits:
+        if not f.ok:
+            out.append(f"{prose.quoted(f.group)} is not fitted: {f.reason}.")
+            continue
+        r = f.result
+        sign = "adds" if per_task(r) >= 0 else "removes"
+        out.append(f"An idle {prose.quoted(f.group)} costs {prose.num(base(r), unit='CPU s/h')} before any task, "
+                   f"and each task {sign} {prose.num(abs(per_task(r)), unit='CPU s/h')}.")
+    res = fits.results
+    if len(res) >= 2:
+        hi = max(res, key=lambda s: base(res[s]))
+        lo = min(res, key=lambda s: base(res[s]))
+        if base(res[lo]) > 0 and hi != lo:
+            out.append(f"The largest base, {prose.quoted(hi)}'s, is {prose.num(base(res[hi]) / base(res[lo]))} "
+                       f"times the smallest, {prose.quoted(lo)}'s.")
+    if any(base(r) < 0 for r in res.values()):
+        out.append("A negative base is not a cost: the line through these points does not describe the connector "
+                   "before its first task.")
+    return out
+
+
+def base_ratio_table(fits: FitSet) -> pd.DataFrame | None:
+    """The ratio the comparison sentence states, so it is shown (two or more series)."""
+    res = fits.results
+    if len(res) < 2:
+        return None
+    lo = min(res, key=lambda s: base(res[s]))
+    if base(res[lo]) <= 0:
+        return None
+    return pd.DataFrame({"series": list(res), "base (CPU s/h)": [base(r) for r in res.values()],
+                         f"× {lo}'s base": [base(r) / base(res[lo]) for r in res.values()]})
+
+
+def idle_chart(points: pd.DataFrame, fits: FitSet, tasks_max: int):
+    grid = pd.DataFrame({"tasks": np.arange(1, int(tasks_max) + 1)})
+    parts = []
+    for name, r in fits.results.items():
+        band = r.conf_band(grid).rename(columns={"tasks": "x"})
+        band["series"] = name
+        parts.append(band[["x", "fit", "lower", "upper", "series"]])
+    measured = points[["series", "tasks", CPU, "basis"]]
+    return charts.measured_vs_fitted(measured, pd.concat(parts, ignore_index=True), x="tasks", y=CPU,
+                                     x_title="connector tasks (tasks.max)", y_title="idle CPU (CPU s/h)",
+                                     title="Idle connector CPU: base + per-task line")
+
+
+def chart_sentence(fits: FitSet, tasks_max: int) -> str | None:
+    measured = max(max_tasks(r) for r in fits.results.values())
+    if tasks_max <= measured:
+        return None
+    return (f"Past {prose.num(measured)} tasks (the largest measured) the lines up to {prose.num(tasks_max)} are "
+            "extrapolations: nothing tests that the cost stays linear there.")
+
+
+# -- polling ------------------------------------------------------------------------------------------
+
+def polling_inputs(trickle: pd.DataFrame | None, wait_s: float, empty_get_cpu_us) -> PollingInputs:
+    """From the trickle input's one row, else from the parameters ``wait_s`` and ``empty_get_cpu_us``."""
+    if trickle is not None:
+        row = trickle.iloc[0]
+        got = [row.get("mqgets_per_successful_get"), row.get("unsuccessful_per_successful_get")]
+        got = [None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v) for v in got]
+        inputs = PollingInputs(float(row["wait_s"]), float(row["empty_get_cpu_us_low"]),
+                               float(row["empty_get_cpu_us_high"]), got[0], got[1], from_data=True)
+    else:
+        arr = np.atleast_1d(np.asarray(empty_get_cpu_us, dtype=float))
+        if arr.size not in (1, 2) or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+            raise ModelError(f"empty_get_cpu_us must be one or two CPU µs values > 0 (low, high), not {empty_get_cpu_us!r}")
+        inputs = PollingInputs(float(wait_s), float(arr.min()), float(arr.max()))
+    polling.idle_polls_per_hour(inputs.wait_s)  # validates the wait
+    return inputs
+
+
+def inputs_table(inputs: PollingInputs) -> pd.DataFrame:
+    where = "trickle data" if inputs.from_data else "parameters"
+    rows = [("get-with-wait interval W", inputs.wait_s, "s", where),
+            ("idle MQGETs per task and hour (3600/W)", polling.idle_polls_per_hour(inputs.wait_s), "MQGETs", "model"),
+            ("MQ CPU per empty MQGET, low", inputs.empty_low, "CPU µs", where),
+            ("MQ CPU per empty MQGET, high", inputs.empty_high, "CPU µs", where)]
+    if inputs.gets_per_message is not None:
+        rows.append(("MQGETs per successful get, slow arrivals", inputs.gets_per_message, "MQGETs", "measured"))
+    if inputs.unsuccessful_per_message is not None:
+        rows.append(("of which unsuccessful", inputs.unsuccessful_per_message, "MQGETs", "measured"))
+    return pd.DataFrame(rows, columns=["quantity", "value", "unit", "from"])
+
+
+def inputs_sentence(inputs: PollingInputs) -> str:
+    cost = (prose.num(inputs.empty_low, unit="CPU µs") if inputs.empty_low == inputs.empty_high
+            else f"{prose.num(inputs.empty_low)} to {prose.num(inputs.empty_high, unit='CPU µs')}")
+    return (f"With a wait of {prose.num(inputs.wait_s, unit='s')}, an idle task issues "
+            f"{prose.num(polling.idle_polls_per_hour(inputs.wait_s))} MQGETs an hour, each costing {cost} on the queue "
+            "manager.")
+
+
+def gets_chart(inputs: PollingInputs):
+    grid = np.round(np.geomspace(1.0, 3600.0, 60), 4)
+    rows = [{"interarrival_s": t, "gets_per_message": polling.gets_per_message(1 / t, w), "wait": f"W = {w:g} s"}
+            for w in sorted({5.0, inputs.wait_s, 120.0}) for t in grid]
+    return charts.lines(pd.DataFrame(rows), x="interarrival_s", y="gets_per_message", colour="wait",
+                        x_title="mean seconds between messages (log scale)", y_title="MQGET calls per message",
+                        title="MQGETs per message for a get-with-wait consumer", log_x=True, points=False)
+
+
+def _interval_for(gets: float, wait: float) -> float:
+    return 1.0 / polling.arrival_rate_for_gets_per_message(gets, wait)
+
+
+def trickle_check(inputs: PollingInputs) -> pd.DataFrame | None:
+    """The model against the MQGET counts measured at a trickle rate: the arrival interval that gives them.
+
+    The article gives no arrival rate, so the check is whether the model can produce the counts
+    at all, and at which mean interval between messages (and the range that rounds to them).
+    """
+    g = inputs.gets_per_message
+    if g is None or g <= 2:
+        return None
+    w = inputs.wait_s
+    at = _interval_for(g, w)
+    lo = _interval_for(g - 0.5, w) if g - 0.5 > 2 else 0.0
+    hi = _interval_for(g + 0.5, w)
+    lam = 1 / at
+    expired = math.exp(-lam * w) / -math.expm1(-lam * w)
+    empty = polling.empty_gets_per_message(lam, w)
+    return pd.DataFrame([
+        {"statement": "MQGETs per successful get", "measured": g, "model": polling.gets_per_message(lam, w),
+         "mean s between messages": at, "rounds to measured from (s)": lo, "to (s)": hi},
+        {"statement": "unsuccessful MQGETs per successful get", "measured": inputs.unsuccessful_per_message,
+         "model": empty, "mean s between messages": at},
+        {"statement": "of which expired waits", "model": expired, "mean s between messages": at},
+        {"statement": "of which no-wait gets finding the queue empty", "model": empty - expired,
+         "mean s between messages": at},
+    ])
+
+
+def check_sentence(check: pd.DataFrame) -> str:
+    first, second = check.iloc[0], check.iloc[1]
+    text = (f"The model gives exactly {prose.num(first['measured'])} MQGETs per message when a message arrives every "
+            f"{prose.num(first['mean s between messages'], unit='s')} on average, and rounds to it for mean intervals "
+            f"from {prose.num(first['rounds to measured from (s)'])} to {prose.num(first['to (s)'], unit='s')}")
+    if second["measured"] is not None and not pd.isna(second["measured"]):
+        same = math.isclose(second["model"], second["measured"], abs_tol=0.05)
+        text += (f"; there, {prose.num(second['model'])} of them are unsuccessful, "
+                 + ("as measured" if same else f"against {prose.num(second['measured'])} measured"))
+    return text + "."
+
+
+def idle_mq_readings(inputs: PollingInputs, low: float, high: float, tasks=(1, 5)) -> pd.DataFrame:
+    """The two readings of an idle MQ cost stated for "the equivalent period": per get, or per period."""
+    rows = []
+    for t in tasks:
+        polls = polling.idle_polls_per_hour(inputs.wait_s, tasks=t)
+        rows.append({"tasks": t, "idle MQGETs per hour": polls,
+                     "read per get, low (CPU µs/h)": polls * low, "read per get, high (CPU µs/h)": polls * high,
+                     "read per period, low (CPU µs per get)": low / polls,
+                     "read per period, high (CPU µs per get)": high / polls})
+    return pd.DataFrame(rows)
+
+
+def readings_sentence(table: pd.DataFrame, inputs: PollingInputs) -> str:
+    one = table.iloc[0]
+    per_get = one["read per period, low (CPU µs per get)"]
+    return (f"Read per get, the idle cost matches the {prose.num(inputs.empty_low)} to "
+            f"{prose.num(inputs.empty_high, unit='CPU µs')} of an empty get; read as the whole period's, each of the "
+            f"{prose.num(one['idle MQGETs per hour'])} idle gets an hour of one task would cost "
+            f"{prose.num(per_get)} to {prose.num(one['read per period, high (CPU µs per get)'], unit='CPU µs')}, "
+            f"{prose.num(inputs.empty_low / per_get)} times less than an empty get.")
+
+
+def polls_mq(series: str) -> bool:
+    """A sink connector does not call MQ while idle; every other series is priced with its polling."""
+    return not series.lower().startswith("sink")
+
+
+def breakdown(fits: FitSet, inputs: PollingInputs) -> pd.DataFrame:
+    polls = polling.idle_polls_per_hour(inputs.wait_s)
+    rows = []
+    for name, r in fits.results.items():
+        mq = polls_mq(name)
+        high = polls * inputs.empty_high * 1e-6 if mq else 0.0
+        rows.append({"series": name, "connector CPU per task (CPU s/h)": per_task(r),
+                     "MQ polls per task and hour": polls if mq else 0.0,
+                     "MQ polling CPU, low (CPU s/h)": polls * inputs.empty_low * 1e-6 if mq else 0.0,
+                     "MQ polling CPU, high (CPU s/h)": high,
+                     "MQ share of the task's cost (%)": high / per_task(r) * 100 if mq and per_task(r) > 0 else math.nan})
+    return pd.DataFrame(rows)
+
+
+def breakdown_sentences(table: pd.DataFrame) -> list[str]:
+    out = []
+    for row in table.to_dict("records"):
+        name = prose.quoted(row["series"])
+        if not polls_mq(row["series"]):
+            out.append(f"{name} is taken not to poll MQ while idle (its name starts with “sink”).")
+            continue
+        share = row["MQ share of the task's cost (%)"]
+        tail = (f", {prose.pct(share)} of the {prose.num(row['connector CPU per task (CPU s/h)'], unit='CPU s/h')} "
+                "the task costs in the connector" if not math.isnan(share) else "")
+        out.append(f"An idle task of {name} costs {prose.num(row['MQ polling CPU, low (CPU s/h)'])} to "
+                   f"{prose.num(row['MQ polling CPU, high (CPU s/h)'], unit='CPU s/h')} on the queue manager{tail}.")
+    return out
+
+
+# -- planning -----------------------------------------------------------------------------------------
+
+def choose_series(fits: FitSet, wanted: str) -> tuple[str, str | None]:
+    """The fitted series to price, and a sentence when it is not the one asked for."""
+    names = list(fits.results)
+    for name in names:
+        if name == wanted:
+            return name, None
+    for name in names:
+        if name.startswith(wanted):
+            return name, None
+    return names[0], (f"These data have no fitted series {prose.quoted(wanted)} (parameter plan_connector), so the "
+                      f"plan prices {prose.quoted(names[0])}, the first fitted series.")
+
+
+def plan_idle(fits: FitSet, inputs: PollingInputs, name: str, connectors: int, tasks: int) -> pd.DataFrame:
+    r = fits.results[name]
+    connector = float(cpu_at(r, tasks)[0]) * connectors * HOURS_PER_DAY
+    gets = polling.idle_polls_per_hour(inputs.wait_s, tasks=int(tasks)) * HOURS_PER_DAY * connectors if polls_mq(name) else 0.0
+    lo_t = int(np.min(r.x[:, 1]))
+    return pd.DataFrame([
+        {"where": "connector", "series": name, "connectors": connectors, "tasks each": tasks, "idle MQGETs per day": math.nan,
+         "CPU s per day, low": connector, "CPU s per day, high": connector,
+         "beyond measured": bool(tasks > max_tasks(r) or tasks < lo_t)},
+        {"where": "queue manager", "series": name, "connectors": connectors, "tasks each": tasks, "idle MQGETs per day": gets,
+         "CPU s per day, low": gets * inputs.empty_low * 1e-6, "CPU s per day, high": gets * inputs.empty_high * 1e-6,
+         "beyond measured": False}])
+
+
+def plan_idle_sentence(plan: pd.DataFrame) -> str:
+    conn, mq = plan.iloc[0], plan.iloc[1]
+    n, t = int(conn["connectors"]), int(conn["tasks each"])
+    past = " (beyond the measured tasks.max: an extrapolation)" if conn["beyond measured"] else ""
+    who = f"{n:,} idle {prose.quoted(conn['series'])} connector{'s' if n != 1 else ''} with {prose.count(t, 'task')} each"
+    qm = (f"and {prose.num(mq['CPU s per day, low'])} to {prose.num(mq['CPU s per day, high'])} on the queue manager "
+          f"({prose.num(mq['idle MQGETs per day'])} idle MQGETs)" if mq["idle MQGETs per day"] > 0
+          else "and nothing on the queue manager")
+    verb = "use" if n != 1 else "uses"
+    return f"{who} {verb} {prose.num(conn['CPU s per day, low'])} CPU seconds a day in the connector{past} {qm}."
+
+
+def plan_trickle(inputs: PollingInputs, rates, tasks: int, processing_time_s: float) -> pd.DataFrame:
+    rows = []
+    for lam in rates:
+        all_h = polling.gets_per_hour(lam, inputs.wait_s, processing_time_s, tasks=tasks)
+        msgs_h = lam * 3600.0
+        empty_h = all_h - msgs_h
+        g = polling.gets_per_message(lam / tasks, inputs.wait_s, processing_time_s) if lam > 0 else math.inf
+        rows.append({"arrival rate (msg/s)": lam, "messages per hour": msgs_h, "MQGETs per message": g,
+                     "empty gets per hour": empty_h,
+                     "empty share (%)": empty_h / all_h * 100 if all_h > 0 else math.nan,
+                     "empty-get CPU, low (CPU µs/h)": empty_h * inputs.empty_low,
+                     "high (CPU µs/h)": empty_h * inputs.empty_high,
+                     "per day, low (CPU s)": empty_h * inputs.empty_low * 1e-6 * HOURS_PER_DAY,
+                     "high (CPU s)": empty_h * inputs.empty_high * 1e-6 * HOURS_PER_DAY})
+    return pd.DataFrame(rows)
+
+
+def plan_trickle_sentence(table: pd.DataFrame, rate: float, tasks: int) -> str:
+    row = table[table["arrival rate (msg/s)"] == rate].iloc[0]
+    who = f"with {prose.count(tasks, 'task')}"
+    cpu = f"{prose.num(row['empty-get CPU, low (CPU µs/h)'])} to {prose.num(row['high (CPU µs/h)'], unit='CPU µs')}"
+    if rate == 0:
+        return (f"With no messages, {who}, the connector issues {prose.num(row['empty gets per hour'])} empty gets an "
+                f"hour, {cpu}.")
+    return (f"At {prose.num(rate, unit='msg/s')} ({prose.num(row['messages per hour'])} messages an hour) {who}, each "
+            f"message costs {prose.num(row['MQGETs per message'])} MQGETs and {prose.pct(row['empty share (%)'])} of "
+            f"the gets find nothing: {prose.num(row['empty gets per hour'])} empty gets an hour, {cpu}.")
+
+
+def cards(fits: FitSet, src) -> list[tuple[str, dict]]:
+    out = []
+    for name, r in fits.results.items():
+        notes = ["ordinary least squares (statsmodels) of idle CPU seconds per hour on tasks.max as a number: "
+                 "Intercept = CPU s/h of the connector itself, tasks = CPU s/h added per task"]
+        if r.exactly_identified:
+            notes.append("exactly identified: two task counts for two parameters, so no standard errors or intervals")
+        out.append((card_name(CHAPTER, "idle cpu " + name),
+                    r.to_card(name=f"{CHAPTER}: idle CPU, {name}", dataset=src.name, notes=notes)))
+    return out
