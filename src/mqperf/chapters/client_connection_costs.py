@@ -17,33 +17,349 @@ PARAMETERS = {
 }
 
 
-def preflight(p: dict):
-    """Load, fit and plan as the notebook does."""
-    from mqperf.analysis import connections as cc
+CHAPTER = "client_connection_costs"
 
-    configs = cc.load_configurations(p["data"])
-    cc.cost_table(configs)
-    basic = cc.basic_rows(configs)
-    fits = cc.fit_basic(basic)
-    cc.models_table(fits)
-    cc.parameter_table(fits)
-    cc.fitted_table(fits, basic)
-    cc.leave_one_cell_out(basic)
-    spaces = cc.address_spaces(p["address_space"])
-    cc.address_space_check(spaces, basic)
-    if not spaces.empty:
-        cc.address_space_chart_frame(spaces)
-    cc.increments(configs)
-    cc.option_chart_frame(configs)
-    refused = cc.load_blocked(p["blocked"])
-    if not refused.empty:
-        cc.blocked_table(refused, basic)
-    blocked_fits = cc.fit_blocked(refused)
-    if blocked_fits:
-        cc.blocked_fit_table(blocked_fits)
-    table = cc.scenarios(configs, refused)
-    cc.storm(p["storm_rate_per_s"], table, max_utilisation=p["max_utilisation"])
+
+def analyse(p: dict):
+    """Load, fit and plan: every sentence, table and chart the notebook shows.
+
+    Returns
+    -------
+    mqperf.present.results.Results
+        Items in display order; ``fit_results`` maps every fit's name to its FitResult.
+    """
+    from mqperf.chapters import _client_connection_costs_calc as calc
+    from mqperf.data import aggregate, views
+    from mqperf.present.results import Results
+
+    source = views.describe(p["data"], CHAPTER)
+    r = Results(book_data=source.book_data, source=source.name)
+    r.fit_results = {}
+    configs = calc.prepare(views.open(p["data"], CHAPTER))
+    r.points = configs
+    _about_system(r)
+    r.items["note"] = aggregate.AggregationNote(aggregate.note(configs, per="configuration", value="cpu_us")) or None
+    table = calc.cost_table(configs)
+    r.table("costs", table.rename(columns={c: f"{c} (µs)" for c in table.columns if c != "option"}), digits=5,
+            caption="CPU µs per MQCONNX + MQDISC, by option (rows) and configuration (columns)")
+    r.about("costs_about", (
+        "The article prints one table: a BASIC cost for each SHARECNV and listener, and what TLS and suppressing "
+        "the CSQX511I/CSQX512I messages add. Here the BASIC row is measured; a configuration with TLS or with "
+        "suppression is the BASIC cost plus the printed increment (basis `derived`). The article prints the "
+        "increments one at a time and never TLS and suppression together."))
+    r.about("api_about", _api_order())
+    basic = calc.basic_rows(configs)
+    _regressions(r, p, calc, basic, source)
+    _address_spaces(r, p, calc, basic)
+    _options(r, calc, configs)
+    refused = _refused(r, p, calc, basic)
+    _storm(r, p, calc, configs, refused)
+    r.about("errata", (
+        "Errata: {ref}`E038 <errata-e038>`: the \"300-400 microsecond increase\" for a CHLAUTH block does not match "
+        "the printed costs (290 and 910 µs); the calculator uses the printed costs."), title=False)
+    return r
+
+
+def _about_system(r) -> None:
+    from mqperf.data import views
+
+    env = views.system("client_conn")
+    v = dict(zip(env["attribute"], env["value"]))
+    r.about("system", (
+        "IBM's performance team ran a client that issued MQCONNX and MQDISC 100,000 times against a SVRCONN "
+        f"channel and measured the CPU used on the LPAR: {v.get('gp_cpus')} on an {v.get('hardware')}, "
+        f"{v.get('os')}, MQ at its 2018 level, with {v.get('coprocessors')} and {v.get('accelerators')} for the "
+        f"TLS runs ({v.get('tls_cipher')}). Every cost is CPU microseconds per MQCONNX + MQDISC pair, summed over "
+        "the address spaces that do the work (channel initiator, queue manager, Db2, TCP/IP) "
+        "({ref}`dataset <data-client_conn_costs>`, {ref}`Data catalog <data-catalog>`)."))
+
+
+def _api_order() -> str:
+    from mqperf.data.views.client_connection_costs import api_cost_order
+
+    order = api_cost_order()
+    lines = "\n".join(f"{int(row.cost_rank)}. model {row.model}: {row.pattern}" for row in order.itertuples())
+    return ("Connecting is expensive next to the work a client usually does once connected. The article orders "
+            "three application patterns by cost, cheapest first, and says \"The cost of the connect can be higher "
+            "than the combined total of the other APIs\":\n\n" + lines + "\n\nAn application that connects for "
+            "each message (the last pattern) turns its message rate into a connection rate, which the calculator "
+            "at the end of this chapter prices.")
+
+
+def _regressions(r, p, calc, basic, source) -> None:
+    from mqperf.errors import ModelError
+    from mqperf.present import prose
+    from mqperf.present.cards import card_name
+
+    diffs = calc.differences(basic)
+    r.table("differences", diffs, digits=4, caption="Each setting against its base, from the BASIC cells",
+            missing="your file measures one SHARECNV and one listener only, so there is nothing to compare")
+    r.text("differences_text", _difference_sentences(diffs))
+    try:
+        fits = calc.fit_basic(basic, data_name=source.name, data_hash=source.sha256)
+    except ModelError as exc:
+        for key in ("models_text", "models", "parameters", "fitted", "loo_text"):
+            r.items[key] = None
+        r.missing("models", f"{exc}: with one configuration varying nothing, there is no regression")
+        r.missing("loo", "there is no regression to leave a cell out of")
+        return
+    results = {kind: res for kind, (res, _) in fits.items() if res is not None}
+    r.fit_results.update(results)
+    r.text("models_text", prose.identification(results))
+    r.table("models", calc.models_table(fits), digits=4, caption="Regressions of the BASIC cost")
+    r.table("parameters", calc.parameter_table(fits), digits=4,
+            caption="Parameters (treatment coding: the smallest SHARECNV and the base listener are the base)")
+    fitted = calc.fitted_table(fits, basic)
+    names = {"sharecnv": "SHARECNV", "listener": "listener", "measured_us": "measured (µs)", "n": "n",
+             "cpu_us_sd": "sd (µs)"}
+    for kind in results:
+        names[f"{kind}_us"] = f"{kind} (µs)"
+        names[f"{kind}_resid_us"] = f"{kind} residual (µs)"
+    r.table("fitted", fitted.rename(columns=names), digits=5, caption="Each cell: measured against each model")
+    add = results.get("additive")
+    if add is not None and add.df_resid > 0:
+        worst = calc.models_table(fits).set_index("model").loc["additive", "largest residual (µs)"]
+        r.text("fitted_text", f"The additive model misses the cells by up to {prose.num(worst, unit='µs')}.")
+    else:
+        r.items["fitted_text"] = None
+    loo = calc.leave_one_cell_out(basic)
+    ok = loo.dropna(subset=["predicted_us"]) if len(loo) else loo
+    r.table("loo", loo.rename(columns={"sharecnv": "SHARECNV", "listener": "listener", "measured_us": "measured (µs)",
+                                       "predicted_us": "predicted (µs)", "error_pct": "error (%)", "note": "note"})
+            if len(ok) else None, digits=4, caption="The additive model fitted without each cell, predicting it",
+            missing="no cell can be predicted from the others (each holds a level no other cell has)")
+    r.text("loo_text", (f"Left out one at a time, {prose.count(len(ok), 'cell')} "
+                        f"{'is' if len(ok) == 1 else 'are'} predicted with errors from {prose.pct(ok['error_pct'].min())} "
+                        f"to {prose.pct(ok['error_pct'].max())}."
+                        + (" No additive rule predicts a cell from the others to within 10 %: the settings interact."
+                           if ok["error_pct"].abs().min() > 10 else "")) if len(ok) else None)
+    for kind, res in results.items():
+        r.card(card_name(CHAPTER, f"basic {kind}"),
+               res.to_card(name=f"{CHAPTER}: basic cost, {kind}", dataset=source.name))
+
+
+def _difference_sentences(diffs) -> str | None:
+    from mqperf.present import prose
+
+    if not len(diffs):
+        return None
+    out = []
+    for comparison, g in diffs.groupby("comparison", sort=False):
+        parts = [f"{prose.num(abs(row['difference (µs)']), unit='µs')} "
+                 f"{'more' if row['difference (µs)'] >= 0 else 'less'} "
+                 f"{'at' if row['at'].startswith('SHARECNV') else 'with the'} {row['at']}" for _, row in g.iterrows()]
+        subject, _, base = comparison.partition(" against ")
+        out.append(f"{subject[0].upper() + subject[1:]} costs {prose.listing(parts)} than {base}.")
+        if len(g) > 1:
+            lo, hi = g["difference (µs)"].min(), g["difference (µs)"].max()
+            if hi - lo > 0.1 * g["difference (µs)"].abs().max():
+                out.append(f"That difference depends on the other setting (from {prose.num(lo)} to "
+                           f"{prose.num(hi, unit='µs')}): the settings interact, which an additive model cannot "
+                           "describe.")
+    return prose.paragraph(*out)
+
+
+def _address_spaces(r, p, calc, basic):
+    """The breakdown by address space and how it squares with the table (issue 9, §5.7)."""
+    from mqperf.data import views
+    from mqperf.present import charts, prose
+
+    keys = ("spaces_check_text", "spaces_check", "spaces_about", "spaces", "spaces_text", "spaces_chart")
+    frame = views.open(p["address_space"], CHAPTER, "address_space") if p.get("address_space") else None
+    spaces = calc.spaces_wide(frame) if frame is not None else None
+    if spaces is None or spaces.empty:
+        for key in keys:
+            r.items[key] = None
+        r.missing("spaces_check", "no cost by address space was given (the book's breakdown: "
+                                  "`-p address_space client_conn_address_space`), so there is no breakdown to check")
+        return None
+    check = calc.address_space_check(spaces, basic)
+    r.table("spaces_check", check.rename(columns={
+        "sharecnv": "SHARECNV", "listener": "listener", "table_us": "table (µs)",
+        "address_spaces_us": "sum of address spaces (µs)", "not_in_those_spaces_us": "left over (µs)",
+        "explained_pct": "explained (%)"}), digits=4, caption="The address-space sums against the table's cells",
+        missing="the table has no cell with the listeners of the breakdown")
+    inc = check[check["listener"] == "shared − local"]
+    if len(inc):
+        best = inc.loc[inc["not_in_those_spaces_us"].abs().idxmin()]
+        local = check[(check["listener"] == "local") & (check["sharecnv"] == best["sharecnv"])]
+        parts = [f"The sums match the SHARECNV({int(best['sharecnv'])}) column best: a shared-listener increase of "
+                 f"{prose.num(best['address_spaces_us'], unit='µs')} against the table's "
+                 f"{prose.num(best['table_us'])} ({prose.pct(best['explained_pct'])} explained)"]
+        if len(local):
+            parts.append(f", and {prose.num(local['address_spaces_us'].iloc[0])} of "
+                         f"{prose.num(local['table_us'].iloc[0], unit='µs')} for the local listener")
+        r.text("spaces_check_text", "".join(parts) + ". This is a consistency check, not a second measurement: the "
+               "breakdown most likely comes from the same runs as the table, so agreement shows the table's "
+               "arithmetic and which column the breakdown belongs to, not that the listener's extra cost was "
+               "measured twice.")
+    else:
+        r.items["spaces_check_text"] = None
+    r.about("spaces_about", (
+        "The breakdown comes from the article's chart notes for a local and a shared listener, which do not say "
+        "their SHARECNV. The article says \"90% is within the MQ channel initiator address space\" (460 of 510 µs is "
+        "90.2 %), and prints no separate runs for the breakdown."))
+    r.table("spaces", spaces.rename(columns={"address_space": "address space", "local_us": "local listener (µs)",
+                                             "shared_us": "shared listener (µs)", "increase_us": "increase (µs)"}),
+            digits=4, caption="CPU µs per connect + disconnect by address space")
+    top = spaces.sort_values("increase_us", ascending=False)
+    r.text("spaces_text", "With a shared listener, " + prose.listing(
+        f"{row.address_space.replace('_', ' ')} goes from {prose.num(row.local_us)} to "
+        f"{prose.num(row.shared_us, unit='µs')}" for row in top.itertuples()) + ".")
+    long = spaces.melt(id_vars="address_space", value_vars=["local_us", "shared_us"], var_name="listener",
+                       value_name="cpu_us")
+    long["listener"] = long["listener"].str.replace("_us", " listener", regex=False)
+    long["address_space"] = long["address_space"].str.replace("_", " ", regex=False)
+    r.chart("spaces_chart", charts.bars(long, x="address_space", y="cpu_us", colour="listener",
+                                        x_title="address space", y_title="CPU µs per connect + disconnect",
+                                        title="Connection cost by address space and listener"))
+    return spaces
+
+
+def _options(r, calc, configs) -> None:
+    import numpy as np
+
+    from mqperf.present import charts, prose
+
+    inc = calc.increments(configs)
+    cols = {"sharecnv": "SHARECNV", "listener": "listener", "basic_us": "basic (µs)",
+            "tls_increment_us": "TLS adds (µs)", "tls_increment_pct": "TLS adds (%)",
+            "suppress_x511_increment_us": "suppression adds (µs)", "suppress_x511_increment_pct": "suppression adds (%)"}
+    has = [c for c in cols if c in inc and inc[c].notna().any()]
+    any_option = any(c.endswith("_us") and c != "basic_us" for c in has)
+    r.table("increments", inc[has].rename(columns=cols) if any_option else None, digits=4,
+            caption="What TLS and message suppression add to each basic configuration",
+            missing="your file has no TLS or suppression rows (`tls`, `suppress_x511` true) beside a basic row "
+                    "of the same configuration, so there are no option increments")
+    parts = []
+    for col, what in (("tls", "TLS"), ("suppress_x511", "Suppressing CSQX511I/CSQX512I")):
+        us, pc = inc.get(f"{col}_increment_us"), inc.get(f"{col}_increment_pct")
+        if us is None or not us.notna().any():
+            continue
+        saves = us.max() <= 0  # a saving reads better as a positive amount saved
+        a, b = sorted((abs(us.min()), abs(us.max())))
+        pa, pb = sorted((abs(pc.min()), abs(pc.max())))
+        span = prose.num(a, unit="µs") if np.isclose(a, b) else f"{prose.num(a)} to {prose.num(b, unit='µs')}"
+        share = prose.pct(pa) if np.isclose(pa, pb) else f"{prose.pct(pa)} to {prose.pct(pb)}"
+        if saves or us.min() >= 0:
+            parts.append(f"{what} {'saves' if saves else 'adds'} {span} per connection ({share} of the basic cost).")
+        else:
+            parts.append(f"{what} changes the cost by {prose.num(us.min())} to {prose.num(us.max(), unit='µs')} "
+                         "per connection: it adds in some configurations and saves in others.")
+    r.text("increments_text", prose.paragraph(*parts) if parts else None)
+    r.about("increments_about", (
+        "The article's worked example is 510 + 380 = 890 µs for TLS on a local SHARECNV(0) connection; with "
+        "suppression as well it would be 760 µs *if* the two increments add, which was not measured. The TLS cost "
+        "is mostly in the channel initiator, and the client's own cipher work limited how fast it could connect. "
+        "The {doc}`TLS channel costs <tls_channel_costs>` chapter compares the TLS increment with what TLS costs on "
+        "a running channel."))
+    t = configs.copy()
+    t["configuration"] = "SHARECNV(" + t["sharecnv"].astype(str) + ") " + t["listener"]
+    t["option"] = np.select([t["tls"] & t["suppress_x511"], t["tls"], t["suppress_x511"]],
+                            ["TLS and suppression", "with TLS", "X511/X512 suppressed"], "basic")
+    bars = t.groupby(["configuration", "option"], sort=False, as_index=False)["cpu_us"].mean().head(60)
+    r.chart("options_chart", charts.bars(bars, x="configuration", y="cpu_us", colour="option",
+                                         x_title="configuration", y_title="CPU µs per connect + disconnect",
+                                         title="Connection cost by configuration and option"))
+
+
+def _refused(r, p, calc, basic):
+    import pandas as pd
+
+    from mqperf.data import views
+    from mqperf.present import prose
+    from mqperf.present.cards import card_name
+
+    keys = ("blocked_text", "blocked_about", "blocked_fits", "blocked_fits_text")
+    refused = views.open(p["blocked"], CHAPTER, "blocked") if p.get("blocked") else None
+    if refused is None or refused.empty:
+        for key in keys:
+            r.items[key] = None
+        r.missing("blocked", "no costs of refused connections were given (the book's: "
+                             "`-p blocked client_conn_blocked`), so there is no refusal section")
+        return pd.DataFrame(columns=["method", "sharecnv", "cpu_us", "basis"])
+    base = calc.base_listener(basic["listener"]) if len(basic) else "local"
+    table = calc.blocked_table(refused, basic, listener=base)
+    r.table("blocked", table.rename(columns={
+        "method": "refused by", "sharecnv": "SHARECNV", "refused_us": "refused (µs)",
+        "successful_us": f"successful, {base} listener (µs)", "difference_us": "difference (µs)", "ratio": "ratio"}),
+        digits=4, caption="Each refusal's cost against a successful connection at the same SHARECNV")
+    parts = []
+    for method, g in table.dropna(subset=["difference_us"]).groupby("method", sort=False):
+        parts.append(f"A {method} costs " + prose.listing(
+            f"{prose.num(abs(row.difference_us), unit='µs')} {'more' if row.difference_us >= 0 else 'less'} than "
+            f"letting the client in at SHARECNV({row.sharecnv})" for row in g.itertuples()) + ".")
+    r.text("blocked_text", prose.paragraph(*parts) if parts else
+           "No refusal cost has a successful connection at the same SHARECNV in your file to compare with.")
+    r.about("blocked_about", (
+        "The article sums the CHLAUTH cost up as \"a 300-400 microsecond increase\", which fits SHARECNV(0) but "
+        "undercounts SHARECNV(1) by more than half ({ref}`erratum E038 <errata-e038>`). An invalid protocol costs "
+        "\"of the order of\" 1,100 µs and writes data about the invalid flow to CSQSNAP; its SHARECNV is not "
+        "stated. None of the refusals "
+        "used TLS."))
+    fits = calc.fit_blocked(refused, data_name=views.describe(p["blocked"], CHAPTER).name)
+    r.fit_results.update({f"refused, {k}": v for k, v in fits.items()})
+    ft = calc.blocked_fit_table(fits) if fits else None
+    r.table("blocked_fits", ft, digits=3, caption="Two models of the refusal cost against method and SHARECNV",
+            missing="fewer than two refusal methods are measured at two SHARECNV values, so there is nothing to model")
+    if ft is not None:
+        best = ft.loc[ft["largest residual (%)"].idxmin()]
+        worst = ft.loc[ft["largest residual (%)"].idxmax()]
+        mult = ft[ft["model"].str.startswith("multiplicative")]
+        r.text("blocked_fits_text", prose.paragraph(
+            prose.identification({f"refused, {k}": v for k, v in fits.items()}),
+            f"The {best['model']} model fits within {prose.pct(best['largest residual (%)'])}"
+            + (f", the {worst['model']} one misses by up to {prose.pct(worst['largest residual (%)'])}"
+               if worst["model"] != best["model"] else "") + ".",
+            (f"Read multiplicatively, SHARECNV(1) multiplies a refusal's cost by "
+             f"{prose.num(mult['SHARECNV(1) multiplies by'].iloc[0])}." if len(mult) else None)))
+        for kind, res in fits.items():
+            r.card(card_name(CHAPTER, f"refused {kind.split(' (')[0]}"),
+                   res.to_card(name=f"{CHAPTER}: refused connection, {kind}", dataset=res.data_name))
+    else:
+        r.items["blocked_fits_text"] = None
+    return refused
+
+
+def _storm(r, p, calc, configs, refused) -> None:
+    import pandas as pd
+
+    from mqperf.present import charts, prose
+
+    rate, util = float(p["storm_rate_per_s"]), float(p["max_utilisation"])
+    table = calc.scenarios(configs, refused)
+    storm = calc.storm(rate, table, max_utilisation=util)
+    r.table("storm", storm.drop(columns="attempts_per_s").rename(columns={
+        "scenario": "scenario", "cpu_us": "CPU per attempt (µs)", "cpu_s_per_hour": "CPU s per hour",
+        "busy_engines": "busy engines", "engines_needed": "engines needed"}), digits=4,
+        caption=f"{prose.num(rate)} attempts per second, no engine more than {prose.num(util * 100)} % busy")
+    ok = storm[table["kind"] == "successful"]
+    lo, hi = ok.loc[ok["cpu_us"].idxmin()], ok.loc[ok["cpu_us"].idxmax()]
+    parts = [f"At {prose.num(rate)} connection attempts a second, the cheapest successful connection "
+             f"({prose.quoted(lo['scenario'])}, {prose.num(lo['cpu_us'], unit='µs')}) keeps "
+             f"{prose.num(lo['busy_engines'])} engines busy, {prose.num(lo['cpu_s_per_hour'])} CPU seconds an hour"]
+    if hi["scenario"] != lo["scenario"]:
+        parts.append(f"; the dearest ({prose.quoted(hi['scenario'])}, {prose.num(hi['cpu_us'], unit='µs')}) keeps "
+                     f"{prose.num(hi['busy_engines'])} busy and needs {prose.count(int(hi['engines_needed']), 'engine')} "
+                     f"at most {prose.num(util * 100)} % busy")
+    bad = storm[table["kind"] == "refused"]
+    if len(bad):
+        worst = bad.loc[bad["cpu_us"].idxmax()]
+        parts.append(f". A client retrying into the dearest refusal ({prose.quoted(worst['scenario'])}) keeps "
+                     f"{prose.num(worst['busy_engines'])} engines busy at the same rate")
+    r.text("storm_text", "".join(parts) + ".")
     shown = table[~table["scenario"].str.contains("suppressed|TLS|invalid protocol")]
-    cc.storm_curves(shown, max_rate=max(2 * p["storm_rate_per_s"], 10))
-    [cc.rate_for_engines(1, c) for c in table["cpu_us"]]
-    return configs
+    shown = shown if len(shown) else table
+    curves = calc.storm_curves(shown, max_rate=max(2 * rate, 10))
+    r.chart("storm_chart", charts.lines(curves, x="attempts_per_s", y="busy_engines", colour="scenario",
+                                        x_title="connection attempts per second", y_title="engines kept busy",
+                                        title="Engines kept busy by a connection storm", points=False))
+    one = pd.DataFrame({"scenario": table["scenario"], "CPU per attempt (µs)": table["cpu_us"],
+                        "attempts per second for one engine": [calc.rate_for_engines(1, c) for c in table["cpu_us"]]})
+    r.table("one_engine", one, digits=4, caption="The attempt rate that keeps one engine busy: 1 / cost")
+    lo1 = one.loc[ok["cpu_us"].idxmin()]
+    hi1 = one.loc[ok["cpu_us"].idxmax()]
+    r.text("one_engine_text", f"Turned round, one engine is kept busy by "
+           f"{prose.num(lo1['attempts per second for one engine'])} attempts a second of the cheapest successful "
+           f"connection" + (f" and {prose.num(hi1['attempts per second for one engine'])} of the dearest."
+                            if hi1["scenario"] != lo1["scenario"] else "."))

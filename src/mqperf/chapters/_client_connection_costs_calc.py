@@ -1,13 +1,16 @@
-"""Client connection costs: the SHARECNV × listener table as regressions, option increments,
-cost by address space, refused connections, and a connection-storm calculator.
+"""The numbers of the client connection chapter: frames in, frames and fits out (no wording).
 
-The data are CPU microseconds per MQCONNX + MQDISC (seed 003) by configuration. The
-regressions use :mod:`mqperf.models.costs` (statsmodels formula API, treatment coding):
+The data are CPU microseconds per MQCONNX + MQDISC by configuration. The regressions use
+:mod:`mqperf.models.costs` (statsmodels formula API, treatment coding):
 
 * additive, ``cpu_us ~ C(sharecnv) + C(listener)``: each setting adds a fixed cost;
 * interaction, ``cpu_us ~ C(sharecnv) * C(listener)``: the shared listener's extra cost may
   depend on SHARECNV. With one measurement per cell it has as many parameters as cells and
   is exactly identified.
+
+Several rows of one configuration are averaged to one (with ``n`` and the sd): interval rows
+of one run are not independent repeats, so the regressions go through the means, one
+observation per configuration.
 
 The calculator multiplies a connection (or refused-attempt) rate by a cost per attempt:
 CPU seconds per hour and engines kept busy (:func:`mqperf.models.costs.capacity_table`).
@@ -21,16 +24,23 @@ import numpy as np
 import pandas as pd
 
 from mqperf.data import aggregate
-from mqperf import data as mqdata
 from mqperf.errors import ModelError
 from mqperf.models import costs
-from mqperf.models._base import round_sig
-from mqperf.data import is_path as _is_path
-from mqperf.data import identity as dataset_identity  # noqa: F401 (the chapter calls it from here)
 
-BOOK_COSTS = "client_conn_costs"
 FACTORS = ("sharecnv", "listener")
-OPTION_COMPONENTS = {"tls_increment": ("tls", True), "x511_x512_suppression_increment": ("suppress_x511", True)}
+
+
+def prepare(frame: pd.DataFrame) -> pd.DataFrame:
+    """A contract-shaped frame as one row per configuration (means of repeated rows)."""
+    frame = frame.copy()
+    for col in ("tls", "suppress_x511"):
+        frame[col] = frame[col].fillna(False).astype(bool) if col in frame else False
+    frame["basis"] = frame["basis"].fillna("measured").astype(str) if "basis" in frame else "measured"
+    frame["listener"] = frame["listener"].astype(str).str.strip().str.lower()
+    out = configurations(frame).astype({"sharecnv": "int64"})
+    out["cpu_us"] = out["cpu_us"].astype(float)
+    spread = [c for c in (aggregate.COUNT, aggregate.sd_column("cpu_us")) if c in out]
+    return out[["sharecnv", "listener", "tls", "suppress_x511", "cpu_us", *spread, "basis"]].reset_index(drop=True)
 
 
 def _clean(values, scale: float = 1.0):
@@ -41,61 +51,9 @@ def _clean(values, scale: float = 1.0):
 
 # -- successful connections --------------------------------------------------------------------
 
-def load_configurations(source: str) -> pd.DataFrame:
-    """One row per configuration: sharecnv, listener, tls, suppress_x511, cpu_us, basis.
-
-    From the book's ``client_conn_costs`` the BASIC row is measured and a configuration
-    with TLS (or with CSQX511I/CSQX512I suppressed) is the BASIC cost plus the table's
-    increment (basis ``derived``). A reader's CSV (``connection_costs`` contract) gives
-    totals directly; ``tls`` and ``suppress_x511`` default to false.
-
-    Several rows of one configuration (one per measurement interval, or repeated runs)
-    are averaged to one row with ``n`` and ``cpu_us_sd`` (:func:`configurations`). The
-    regressions go through these means unweighted, one observation per configuration:
-    interval rows of one run are not independent repeats, and fitting them one by one
-    would shrink the intervals with the file's length rather than with the evidence. So
-    the degrees of freedom are those of the configurations, and the interaction model is
-    exactly identified with one mean per cell, as the module docstring describes.
-    """
-    if _is_path(source):
-        frame = mqdata.load(source, contract="client_connection_costs").copy()
-        for col in ("tls", "suppress_x511"):
-            frame[col] = frame[col].fillna(False).astype(bool) if col in frame else False
-        frame["basis"] = frame["basis"].fillna("measured").astype(str) if "basis" in frame else "measured"
-        frame["listener"] = frame["listener"].astype(str).str.strip().str.lower()
-        out = configurations(frame)
-    elif source == BOOK_COSTS:
-        out = _book_configurations(mqdata.load(source))
-    else:
-        raise ModelError(f"{source!r}: give the book's {BOOK_COSTS!r} or a CSV with sharecnv, listener, cpu_us")
-    out = out.astype({"sharecnv": "int64"})
-    out["cpu_us"] = out["cpu_us"].astype(float)
-    spread = [c for c in (aggregate.COUNT, aggregate.sd_column("cpu_us")) if c in out]
-    return out[["sharecnv", "listener", "tls", "suppress_x511", "cpu_us", *spread, "basis"]].reset_index(drop=True)
-
-
 def configurations(configs: pd.DataFrame) -> pd.DataFrame:
     """One row per configuration: the mean cost, with ``n`` and ``cpu_us_sd`` where rows repeat."""
     return aggregate.means(configs, ["sharecnv", "listener", "tls", "suppress_x511", "basis"], ["cpu_us"]).reset_index(drop=True)
-
-
-def aggregation_note(configs: pd.DataFrame) -> aggregate.AggregationNote:
-    """The sentence saying how many rows were averaged into how many configurations; nothing if none were."""
-    return aggregate.AggregationNote(aggregate.note(configurations(configs), per="configuration", value="cpu_us"))
-
-
-def _book_configurations(frame: pd.DataFrame) -> pd.DataFrame:
-    basic = frame[frame["component"] == "basic"]
-    rows = [{"sharecnv": r.sharecnv, "listener": r.listener, "tls": False, "suppress_x511": False,
-             "cpu_us": r.cpu_us, "basis": r.basis} for r in basic.itertuples()]
-    base = {(r.sharecnv, r.listener): r.cpu_us for r in basic.itertuples()}
-    for r in frame[frame["component"].isin(OPTION_COMPONENTS)].itertuples():
-        col, value = OPTION_COMPONENTS[r.component]
-        row = {"sharecnv": r.sharecnv, "listener": r.listener, "tls": False, "suppress_x511": False,
-               "cpu_us": base[(r.sharecnv, r.listener)] + r.cpu_us, "basis": "derived"}
-        row[col] = value
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def basic_rows(configs: pd.DataFrame) -> pd.DataFrame:
@@ -136,33 +94,49 @@ def fit_basic(basic: pd.DataFrame, *, data_name: str | None = None, data_hash: s
     return fits
 
 
+METHOD_NAMES = {"chlauth": "CHLAUTH block", "maxinst_maxinstc": "MAXINST/MAXINSTC limit",
+                "invalid_protocol": "invalid protocol"}
+
+
+def humane(term: str) -> str:
+    """A treatment-coded term as a reader says it: ``C(listener)[T.shared]`` is ``listener shared``."""
+    if term == "Intercept":
+        return "base configuration"
+    parts = []
+    for piece in term.split(":"):
+        name, _, level = piece.partition(")[T.")
+        name = name.removeprefix("C(")
+        level = level.rstrip("]")
+        parts.append(f"SHARECNV({level})" if name == "sharecnv" else f"{name} {level}")
+    return " × ".join(parts)
+
+
 def models_table(fits: dict) -> pd.DataFrame:
-    """One row per regression: parameters, residual df, residual size and what the fit can claim."""
+    """One row per regression: parameters, residual df, largest residual, what the fit can claim."""
     rows = []
     for kind, (res, reason) in fits.items():
         if res is None:
-            rows.append({"model": kind, "formula": "", "cells": np.nan, "parameters": np.nan, "df_resid": np.nan,
-                         "max_abs_resid_us": np.nan, "status": reason})
+            rows.append({"model": kind, "formula": "–", "cells": np.nan, "parameters": np.nan,
+                         "residual df": np.nan, "largest residual (µs)": np.nan, "identification": reason})
             continue
-        status = ("exactly identified: no standard errors or intervals" if res.exactly_identified
-                  else f"{res.df_resid} residual df: intervals on {res.df_resid} df")
         rows.append({"model": kind, "formula": res.formula, "cells": res.nobs, "parameters": res.df_model,
-                     "df_resid": res.df_resid,
-                     "max_abs_resid_us": round_sig(float(np.max(np.abs(_clean(res.resid, np.max(res.y))))), 4),
-                     "status": status})
+                     "residual df": res.df_resid,
+                     "largest residual (µs)": float(np.max(np.abs(_clean(res.resid, np.max(res.y))))),
+                     "identification": res.identification})
     return pd.DataFrame(rows)
 
 
 def parameter_table(fits: dict) -> pd.DataFrame:
-    parts = []
+    rows = []
     for kind, (res, _) in fits.items():
         if res is None:
             continue
-        s = res.summary().reset_index()
-        s.insert(0, "model", kind)
-        s["unit"] = "CPU us"
-        parts.append(s)
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        ci = res.conf_int()
+        for term in res.params.index:
+            rows.append({"model": kind, "term": humane(term), "estimate (µs)": float(_clean([res.params[term]])[0]),
+                         "std err (µs)": float(res.bse[term]), "lower 95 % (µs)": float(ci.loc[term, "lower"]),
+                         "upper 95 % (µs)": float(ci.loc[term, "upper"])})
+    return pd.DataFrame(rows)
 
 
 def fitted_table(fits: dict, basic: pd.DataFrame) -> pd.DataFrame:
@@ -173,9 +147,9 @@ def fitted_table(fits: dict, basic: pd.DataFrame) -> pd.DataFrame:
     for kind, (res, _) in fits.items():
         if res is not None:
             fitted = res.predict(basic[list(FACTORS)])
-            out[f"{kind}_us"] = [round_sig(v, 5) for v in fitted]
+            out[f"{kind}_us"] = [v for v in fitted]
             resid = _clean(out["measured_us"].to_numpy() - fitted, float(out["measured_us"].max()))
-            out[f"{kind}_resid_us"] = [round_sig(v, 4) for v in resid]
+            out[f"{kind}_resid_us"] = [v for v in resid]
     return out
 
 
@@ -201,8 +175,8 @@ def leave_one_cell_out(basic: pd.DataFrame) -> pd.DataFrame:
             pred, note = np.nan, str(exc)
         measured = float(held["cpu_us"].mean())
         rows.append({"sharecnv": int(held["sharecnv"].iloc[0]), "listener": held["listener"].iloc[0],
-                     "measured_us": measured, "predicted_us": round_sig(pred, 5),
-                     "error_pct": round_sig((pred - measured) / measured * 100, 3), "note": note})
+                     "measured_us": measured, "predicted_us": pred,
+                     "error_pct": (pred - measured) / measured * 100, "note": note})
     return pd.DataFrame(rows)
 
 
@@ -216,40 +190,19 @@ def increments(configs: pd.DataFrame) -> pd.DataFrame:
             other = col == "tls" and "suppress_x511" or "tls"
             match = configs[(configs["sharecnv"] == sharecnv) & (configs["listener"] == listener) & configs[col] & ~configs[other]]
             inc = float(match["cpu_us"].mean() - base) if len(match) else np.nan
-            row[f"{name}_increment_us"] = round_sig(inc, 4)
-            row[f"{name}_increment_pct"] = round_sig(inc / base * 100, 3)
+            row[f"{name}_increment_us"] = inc
+            row[f"{name}_increment_pct"] = inc / base * 100
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def option_chart_frame(configs: pd.DataFrame) -> pd.DataFrame:
-    """Long frame for a grouped bar chart: cost per configuration and option."""
-    t = configs.copy()
-    t["configuration"] = "SHARECNV(" + t["sharecnv"].astype(str) + ") " + t["listener"]
-    t["option"] = np.select([t["tls"] & t["suppress_x511"], t["tls"], t["suppress_x511"]],
-                            ["TLS and suppression", "with TLS", "X511/X512 suppressed"], "basic")
-    return t.groupby(["configuration", "option"], sort=False, as_index=False)["cpu_us"].mean()
-
-
-# -- address spaces ------------------------------------------------------------------------------
-
-def address_spaces(source: str | None) -> pd.DataFrame:
-    """Cost by address space for the local and the shared listener (seed 003's chart notes)."""
-    if not source:
-        return pd.DataFrame(columns=["address_space", "local_us", "shared_us", "increase_us"])
-    frame = mqdata.load(source)
-    values = frame[frame["cpu_us"].notna() & (frame["basis"] == "measured")]
-    wide = values.pivot_table(index="address_space", columns="listener", values="cpu_us", aggfunc="first", sort=False)
-    wide = wide.rename(columns={"local": "local_us", "shared": "shared_us"}).reset_index().rename_axis(columns=None)
-    wide["increase_us"] = wide["shared_us"] - wide["local_us"]
-    return wide
 
 
 def address_space_check(spaces: pd.DataFrame, basic: pd.DataFrame) -> pd.DataFrame:
     """Sum of the address-space costs against the table's basic cost at each SHARECNV.
 
-    The chart behind the address-space figures does not say its SHARECNV; the totals tell
-    which table column it matches, and what is left for TCP/IP and others.
+    ``spaces`` is wide: address_space, local_us, shared_us, increase_us. The breakdown does
+    not say its SHARECNV; the totals tell which table column it matches, and what is left
+    for TCP/IP and others. It is most likely the same runs broken down by address space, so
+    agreement is a consistency check of the table, not a second measurement.
     """
     if spaces.empty:
         return pd.DataFrame()
@@ -259,38 +212,17 @@ def address_space_check(spaces: pd.DataFrame, basic: pd.DataFrame) -> pd.DataFra
         if r.listener in total:
             rows.append({"sharecnv": r.sharecnv, "listener": r.listener, "table_us": r.cpu_us,
                          "address_spaces_us": total[r.listener],
-                         "not_in_those_spaces_us": round_sig(r.cpu_us - total[r.listener], 4),
-                         "explained_pct": round_sig(total[r.listener] / r.cpu_us * 100, 3)})
+                         "not_in_those_spaces_us": r.cpu_us - total[r.listener],
+                         "explained_pct": total[r.listener] / r.cpu_us * 100})
     inc = spaces["increase_us"].sum()
     wide = basic.pivot_table(index="sharecnv", columns="listener", values="cpu_us", aggfunc="mean")
     for sharecnv, r in wide.iterrows():
         if {"local", "shared"} <= set(r.index):
             table_inc = r["shared"] - r["local"]
             rows.append({"sharecnv": int(sharecnv), "listener": "shared − local", "table_us": table_inc,
-                         "address_spaces_us": inc, "not_in_those_spaces_us": round_sig(table_inc - inc, 4),
-                         "explained_pct": round_sig(inc / table_inc * 100, 3)})
+                         "address_spaces_us": inc, "not_in_those_spaces_us": table_inc - inc,
+                         "explained_pct": inc / table_inc * 100})
     return pd.DataFrame(rows)
-
-
-def address_space_chart_frame(spaces: pd.DataFrame) -> pd.DataFrame:
-    long = spaces.melt(id_vars="address_space", value_vars=["local_us", "shared_us"], var_name="listener", value_name="cpu_us")
-    long["listener"] = long["listener"].str.replace("_us", " listener", regex=False)
-    long["address_space"] = long["address_space"].str.replace("_", " ", regex=False)
-    return long
-
-
-# -- refused connections ---------------------------------------------------------------------------
-
-METHOD_NAMES = {"chlauth": "CHLAUTH block", "maxinst_maxinstc": "MAXINST/MAXINSTC limit", "invalid_protocol": "invalid protocol"}
-
-
-def load_blocked(source: str | None) -> pd.DataFrame:
-    """Cost per refused connection attempt: method, sharecnv (may be missing), cpu_us, basis, quote."""
-    if not source:
-        return pd.DataFrame(columns=["method", "sharecnv", "cpu_us", "basis"])
-    frame = mqdata.load(source)
-    rows = frame[(frame["metric"] == "cost_per_attempt") & frame["cpu_us"].notna()]
-    return rows[["method", "sharecnv", "cpu_us", "basis"]].reset_index(drop=True)
 
 
 def blocked_table(blocked: pd.DataFrame, basic: pd.DataFrame, listener: str = "local") -> pd.DataFrame:
@@ -304,8 +236,8 @@ def blocked_table(blocked: pd.DataFrame, basic: pd.DataFrame, listener: str = "l
         rows.append({"method": METHOD_NAMES.get(r.method, r.method),
                      "sharecnv": "not stated" if sharecnv is None else str(sharecnv),
                      "refused_us": r.cpu_us, "successful_us": success,
-                     "difference_us": round_sig(r.cpu_us - success, 4) if np.isfinite(success) else np.nan,
-                     "ratio": round_sig(r.cpu_us / success, 3) if np.isfinite(success) else np.nan})
+                     "difference_us": r.cpu_us - success if np.isfinite(success) else np.nan,
+                     "ratio": r.cpu_us / success if np.isfinite(success) else np.nan})
     return pd.DataFrame(rows)
 
 
@@ -336,12 +268,12 @@ def blocked_fit_table(fits: dict) -> pd.DataFrame:
         fitted = res.fittedvalues
         if kind.startswith("multiplicative"):
             resid_pct = (np.exp(y) / np.exp(fitted) - 1) * 100
-            effect = f"× {round_sig(math.exp(res.params['C(sharecnv)[T.1]']), 3)}"
+            effect = {"SHARECNV(1) multiplies by": math.exp(res.params["C(sharecnv)[T.1]"])}
         else:
             resid_pct = (y - fitted) / fitted * 100
-            effect = f"+ {round_sig(res.params['C(sharecnv)[T.1]'], 4)} us"
-        rows.append({"model": kind, "cells": res.nobs, "df_resid": res.df_resid,
-                     "sharecnv_1_effect": effect, "max_abs_resid_pct": round_sig(float(np.max(np.abs(resid_pct))), 3)})
+            effect = {"SHARECNV(1) adds (µs)": float(res.params["C(sharecnv)[T.1]"])}
+        rows.append({"model": kind, "cells": res.nobs, "residual df": res.df_resid, **effect,
+                     "largest residual (%)": float(np.max(np.abs(resid_pct)))})
     return pd.DataFrame(rows)
 
 
@@ -372,8 +304,8 @@ def storm(rate_per_s: float, table: pd.DataFrame, *, max_utilisation: float) -> 
     for r in table.itertuples():
         cap = costs.capacity_table([rate_per_s], r.cpu_us, max_utilisation=max_utilisation).iloc[0]
         rows.append({"scenario": r.scenario, "cpu_us": r.cpu_us, "attempts_per_s": rate_per_s,
-                     "cpu_s_per_hour": round_sig(cap["cpu_s_per_hour"], 4),
-                     "busy_engines": round_sig(cap["busy_engines"], 3), "engines_needed": int(cap["engines_needed"])})
+                     "cpu_s_per_hour": cap["cpu_s_per_hour"],
+                     "busy_engines": cap["busy_engines"], "engines_needed": int(cap["engines_needed"])})
     return pd.DataFrame(rows)
 
 
@@ -394,3 +326,45 @@ def storm_curves(table: pd.DataFrame, *, max_rate: float, points: int = 21, max_
     parts = [pd.DataFrame({"attempts_per_s": grid, "busy_engines": grid * r.cpu_us * 1e-6, "scenario": r.scenario})
              for r in table.head(max_series).itertuples()]
     return pd.concat(parts, ignore_index=True)
+
+
+def spaces_wide(frame: pd.DataFrame) -> pd.DataFrame:
+    """address_space, local_us, shared_us, increase_us from the long breakdown."""
+    wide = frame.pivot_table(index="address_space", columns="listener", values="cpu_us", aggfunc="first", sort=False)
+    wide = wide.rename(columns={"local": "local_us", "shared": "shared_us"}).reset_index().rename_axis(columns=None)
+    if not {"local_us", "shared_us"} <= set(wide):
+        return pd.DataFrame(columns=["address_space", "local_us", "shared_us", "increase_us"])
+    wide["increase_us"] = wide["shared_us"] - wide["local_us"]
+    return wide
+
+
+def base_listener(levels) -> str:
+    """The listener others are compared with: "local" when there is one, else the first by name."""
+    levels = sorted(set(levels))
+    return "local" if "local" in levels else levels[0]
+
+
+def differences(basic: pd.DataFrame) -> pd.DataFrame:
+    """Each setting against its base, at each level of the other: the table's comparisons.
+
+    Rows: another listener against the base listener at each SHARECNV, and each SHARECNV
+    against the smallest at each listener, where both cells are measured.
+    """
+    cells = basic.groupby(["sharecnv", "listener"])["cpu_us"].mean()
+    rows = []
+    listeners = sorted(set(basic["listener"]))
+    base_l = base_listener(listeners)
+    for s in sorted(set(basic["sharecnv"])):
+        for lst in listeners:
+            if lst != base_l and (s, lst) in cells and (s, base_l) in cells:
+                a, b = cells[(s, base_l)], cells[(s, lst)]
+                rows.append({"comparison": f"{lst} listener against {base_l}", "at": f"SHARECNV({s})",
+                             "from (µs)": a, "to (µs)": b, "difference (µs)": b - a, "ratio": b / a})
+    shares = sorted(set(basic["sharecnv"]))
+    for lst in listeners:
+        for s in shares[1:]:
+            if (s, lst) in cells and (shares[0], lst) in cells:
+                a, b = cells[(shares[0], lst)], cells[(s, lst)]
+                rows.append({"comparison": f"SHARECNV({s}) against SHARECNV({shares[0]})", "at": f"{lst} listener",
+                             "from (µs)": a, "to (µs)": b, "difference (µs)": b - a, "ratio": b / a})
+    return pd.DataFrame(rows)

@@ -1,0 +1,259 @@
+"""Latch contention and more CPUs: the book's figures, M/M/c against a textbook formula, the
+load-factor calibration, latch growth normalised by throughput, and the plan from the measured
+relation (issue 9, §5.9)."""
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+from mqperf.chapters import _kafka_latch_cpus_calc as calc
+from mqperf.data import views
+from mqperf.data.views import kafka_latch_cpus as view
+from mqperf.errors import DataError, ModelError
+from mqperf.present.results import Missing
+
+sys.path.insert(0, str(Path(__file__).parent))
+import props  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHAPTER = "kafka_latch_cpus"
+
+
+def erlang_c_textbook(c: int, a: float) -> float:
+    """Erlang C from the factorial formula (Kleinrock), independent of mqperf.models.queueing."""
+    top = a**c / math.factorial(c) * c / (c - a)
+    return top / (sum(a**k / math.factorial(k) for k in range(c)) + top)
+
+
+def share_textbook(c: int, a: float) -> float:
+    """P(N ≤ c) in M/M/c = 1 − ρ·C(c, A), in percent."""
+    return (1 - a / c * erlang_c_textbook(c, a)) * 100
+
+
+def write(tmp_path, frame, name="mine.csv"):
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def book():
+    from mqperf import parameters
+
+    return props.chapters.module(CHAPTER).analyse(parameters.effective(CHAPTER, None, {}).values)
+
+
+def book_runs():
+    return calc.cpu_runs(views.open("kafka_cpu_experiment", CHAPTER))
+
+
+def frame_of(results, key):
+    return results.items[key].frame
+
+
+# -- CPU runs -------------------------------------------------------------------------------
+
+def test_book_cpu_runs_combine_rmf_figures_and_rates():
+    runs = book_runs()
+    assert list(runs["gp_cpus"]) == [3, 6]
+    # Seed 000: 3 CPUs 75 % busy at 30,592 msg/s, 6 CPUs 47 % busy at 41,995 msg/s.
+    assert_allclose(runs["busy_cpus"], [2.25, 2.82])
+    assert_allclose(runs["rate_msg_s"], [30592, 41995])
+    assert_allclose(runs["sufficient_pct"], [45, 65])
+    assert_allclose(runs["cpu_us_per_msg"], [2.25 / 30592 * 1e6, 2.82 / 41995 * 1e6])
+
+
+def test_mmc_comparison_matches_the_factorial_formula():
+    table = calc.mmc_comparison(book_runs())
+    assert_allclose(table["mmc_pct"], [share_textbook(3, 2.25), share_textbook(6, 2.82)], rtol=1e-9)
+    assert_allclose(table["prob_wait"], [erlang_c_textbook(3, 2.25), erlang_c_textbook(6, 2.82)], rtol=1e-9)
+    # Poisson work would have had enough CPUs more often than RMF saw, at both CPU counts.
+    assert (table["error_pts"] > 0).all()
+
+
+def test_calibrated_load_factor_reproduces_its_run():
+    k = calc.calibrate_load_factor(3, 2.25, 45)
+    assert k > 1  # burstier than Poisson: more waiting than M/M/c at the measured load
+    assert_allclose(share_textbook(3, 2.25 * k), 45, rtol=1e-6)
+
+
+@pytest.mark.parametrize("share", [0, 100])
+def test_calibration_refuses_shares_no_k_reproduces(share):
+    with pytest.raises(ModelError, match="cannot be calibrated"):
+        calc.calibrate_load_factor(3, 2.25, share)
+
+
+def test_cross_calibration_predicts_each_run_from_the_other(book):
+    table = frame_of(book, "cross")
+    assert len(table) == 2
+    k3 = calc.calibrate_load_factor(3, 2.25, 45)
+    row = table[table["calibrated on"].str.startswith("3 CPUs")].iloc[0]
+    assert_allclose(row["predicted (%)"], share_textbook(6, 2.82 * k3), rtol=1e-6)
+    # The correction calibrated on 3 CPUs does not carry over: it predicts far more than 65 %.
+    assert row["error (points)"] > 20
+    assert "exactly identified" in book.sentences()["cross_text"]
+
+
+def test_cpus_for_share_is_the_smallest_count_meeting_the_target():
+    need = calc.cpus_for_share(80, 2.82)
+    assert share_textbook(need, 2.82) >= 80
+    assert need - 1 <= 2.82 or share_textbook(need - 1, 2.82) < 80
+    # Scaling the load up can only raise the answer.
+    assert calc.cpus_for_share(80, 2.82, load_factor=1.6) >= need
+    assert calc.cpus_for_share(99.999, 50, max_cpus=4) is None
+
+
+def test_more_cpus_table_changes(book):
+    t = frame_of(book, "more_cpus").set_index("quantity")
+    assert_allclose(t.loc["rate (msg/s)", "change (%)"], (41995 / 30592 - 1) * 100, rtol=1e-9)
+    assert_allclose(t.loc["busy CPUs", "change (%)"], (2.82 / 2.25 - 1) * 100, rtol=1e-9)
+    assert t.loc["CPU per message (µs)", "change (%)"] < 0
+    assert "fell by 8.7 %" in book.sentences()["more_cpus_text"]
+
+
+def test_reader_cpu_file(tmp_path):
+    path = write(tmp_path, pd.DataFrame({"gp_cpus": [4, 8], "busy_pct": [70, 40], "sufficient_pct": [50, 85]}))
+    runs = calc.cpu_runs(views.open(path, CHAPTER))
+    assert list(runs["label"]) == ["4 CPUs", "8 CPUs"]
+    assert_allclose(runs["busy_cpus"], [2.8, 3.2])
+    assert runs["cpu_us_per_msg"].isna().all()
+    r = props.run(CHAPTER, path)
+    assert len(frame_of(r, "cross")) == 2
+
+
+def test_reader_cpu_file_missing_column(tmp_path):
+    path = write(tmp_path, pd.DataFrame({"gp_cpus": [4], "busy_pct": [70]}))
+    with pytest.raises(DataError, match="sufficient_pct"):
+        props.run(CHAPTER, path)
+
+
+# -- the plan (§5.9: not from the model the data refute) -------------------------------------
+
+def test_book_plan_comes_from_the_measured_relation(book):
+    # The line through (75 % busy, 45 %) and (47 %, 65 %) reaches 80 % at 26 % busy; 50,000 msg/s at the
+    # 6-CPU run's 2.82 / 41,995 CPU s per message is 3.358 busy CPUs, so 3.358 / 0.26 = 12.9: 13 CPUs.
+    slope = (65 - 45) / (47 - 75)
+    limit = 47 + (80 - 65) / slope
+    assert limit == pytest.approx(26)
+    busy = 50000 * 2.82 / 41995
+    plan = frame_of(book, "plan").set_index("work to carry")
+    row = plan.iloc[-1]
+    assert row["busy CPUs"] == pytest.approx(busy)
+    assert row["CPUs, measured relation"] == math.ceil(busy / (limit / 100)) == 13
+    text = book.sentences()["plan_text"]
+    assert "needs 13 CPUs" in text and "The plan uses the measured relation" in text
+    # M/M/c's answer is beside it, with the error M/M/c showed on the runs (12.4 and 31.4 points).
+    mmc = calc.cpus_for_share(80, busy)
+    assert f"would say {mmc} CPUs" in text and "12.4 to 31.4 points" in text
+    assert "an extrapolation" in text  # 80 % lies past the largest measured share, 65 %
+
+
+def test_one_run_gives_no_relation_and_says_what_the_plan_uses(tmp_path):
+    path = write(tmp_path, pd.DataFrame({"gp_cpus": [4], "busy_pct": [70], "sufficient_pct": [50]}))
+    r = props.run(CHAPTER, path, plan_busy_cpus=3.0)
+    assert isinstance(r.items["relation"], Missing)
+    assert isinstance(r.items["cross"], Missing) and isinstance(r.items["more_cpus"], Missing)
+    text = r.sentences()["plan_text"]
+    assert "no measured relation" in text and "calibrated on that run alone" in text
+    k = calc.calibrate_load_factor(4, 2.8, 50)
+    need = calc.cpus_for_share(80, 3.0, load_factor=k, max_cpus=16)
+    assert f"needs {need} CPUs" in text
+
+
+def test_relation_rising_with_busy_gives_no_limit(tmp_path):
+    path = write(tmp_path, pd.DataFrame({"gp_cpus": [4, 8], "busy_pct": [40, 70], "sufficient_pct": [50, 85]}))
+    r = props.run(CHAPTER, path)
+    assert frame_of(r, "plan")["CPUs, M/M/c"].notna().all()
+    assert "CPUs, measured relation" not in frame_of(r, "plan")
+    assert "does not fall as busy rises" in r.sentences()["plan_text"]
+
+
+# -- latches --------------------------------------------------------------------------------
+
+def test_book_latch_growth_uses_the_seconds(book):
+    g = frame_of(book, "growth").iloc[0]
+    assert g["latch"].startswith("latch 19")
+    assert_allclose(g["total wait growth (%)"], (449 / 293 - 1) * 100)  # erratum E002: 53 %, not 50 %
+    assert_allclose(g["exponent b"], math.log(449 / 293) / math.log(5 / 4))
+    # N(N-1) from 4 to 5: 20/12 = +66.7 %; proportional to N: +25 %.
+    assert_allclose(g["N(N−1) growth (%)"], (20 / 12 - 1) * 100)
+    assert_allclose(g["N growth (%)"], 25)
+    # No rate at 5 tasks: the throughput change that makes the total N(N-1)·X.
+    assert_allclose(g["throughput change for N(N−1)·X (%)"], ((449 / 293) / (20 / 12) - 1) * 100)
+    assert "wait per message growth (%)" not in frame_of(book, "growth")
+    assert "only if throughput did not change" in book.sentences()["growth_text"]
+
+
+def test_book_latch_rank_order_and_printed_growth_are_data():
+    pub = view.published()
+    growth = pub["growth"]
+    assert list(growth["latch"]) == ["19", "31", "24", "12"]  # "in order of highest latch times"
+    assert list(growth["rank"]) == [1, 2, 3, 4]
+    assert list(growth["printed_pct"]) == [50, 63, 93, 160]
+    avg = pub["cpu_effect"][pub["cpu_effect"]["metric"] == "avg_latch_time"].iloc[0]
+    assert (avg["low"], avg["high"]) == (75, 90)
+
+
+def test_book_about_passage_reads_the_latches_in_the_articles_order(book):
+    about = book.sentences()["growth_about"]
+    lines = [line for line in about.splitlines() if line[:2] in ("1.", "2.", "3.", "4.")]
+    assert [line.split()[2] for line in lines] == ["19", "31", "24", "12"]
+    # 163 % / 166.7 % - 1: latch 31 matches N(N-1)·X if throughput fell 2.2 %; 12 and 24 outgrow it anyway.
+    assert "fell 2.2 %" in lines[1]
+    assert "faster than N(N−1) even at constant throughput" in lines[2]
+    assert "faster than N(N−1) even at constant throughput" in lines[3]
+
+
+def test_little_law_waiters(book):
+    w = frame_of(book, "waiters")
+    assert_allclose(w["mean tasks waiting"], [293 / 180, 449 / 180])
+
+
+def test_reader_latch_growth_is_normalised_by_throughput(tmp_path):
+    n = np.array([2, 3, 4, 6, 8])
+    rate = np.array([1000.0, 1400, 1600, 1500, 1200])
+    frame = pd.DataFrame({"latch": "L1", "tasks": n, "latch_s": 3e-3 * n * (n - 1) * rate, "rate_msg_s": rate,
+                          "run_s": 60})
+    r = props.run(CHAPTER, write(tmp_path, pd.DataFrame(
+        {"gp_cpus": [4, 8], "busy_pct": [70, 40], "sufficient_pct": [50, 85]})),
+        latch_data=write(tmp_path, frame, "latches.csv"))
+    g = frame_of(r, "growth")
+    assert len(g) == 4  # consecutive task counts
+    # The waits are exactly N(N-1)·X: per message they grow exactly like N(N-1), whatever the rate did.
+    assert_allclose(g["wait per message growth (%)"], g["N(N−1) growth (%)"], rtol=1e-9)
+    assert (g["against N(N−1)"] == "about pairwise").all()
+    fit = r.fit_results["L1 power law"]
+    assert not fit.exactly_identified
+    assert frame_of(r, "power_law")["fitted to"].iloc[0] == "wait per message (µs)"
+    assert len(frame_of(r, "loo")) == 5 and frame_of(r, "loo")["predicted"].notna().all()
+
+
+def test_no_latch_data_is_one_sentence(tmp_path):
+    path = write(tmp_path, pd.DataFrame({"gp_cpus": [4, 8], "busy_pct": [70, 40], "sufficient_pct": [50, 85]}))
+    r = props.run(CHAPTER, path)
+    assert isinstance(r.items["latch_times"], Missing)
+    assert "No latch data was given" in r.sentences()["latch_times"]
+
+
+def test_latch_file_without_run_length_has_no_waiters(tmp_path):
+    lat = write(tmp_path, pd.DataFrame({"tasks": [2, 3], "latch_s": [4.0, 9.0]}), "l.csv")
+    cpu = write(tmp_path, pd.DataFrame({"gp_cpus": [4, 8], "busy_pct": [70, 40], "sufficient_pct": [50, 85]}))
+    r = props.run(CHAPTER, cpu, latch_data=lat)
+    assert isinstance(r.items["waiters"], Missing)
+    assert "exactly identified" in r.sentences()["power_law_text"]
+    r = props.run(CHAPTER, cpu, latch_data=lat, run_s=60)
+    assert_allclose(frame_of(r, "waiters")["mean tasks waiting"], [4 / 60, 9 / 60])
+
+
+def test_examples_run_and_are_honest():
+    examples = ROOT / "data" / "examples"
+    r = props.run(CHAPTER, examples / "kafka_latch_cpus.csv",
+                  latch_data=str(examples / "kafka_latch_cpus.latch_data.csv"), target_rate_msg_s=30000)
+    props.assert_report_is_honest(r, r.fit_results)
+    assert "msg/s" in frame_of(r, "plan")["work to carry"].iloc[-1]
