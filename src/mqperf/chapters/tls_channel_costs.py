@@ -1,4 +1,10 @@
-"""TLS channel costs: what this chapter takes, and the checks its notebook applies."""
+"""TLS channel costs: the renegotiation model solved from cost ratios, and SSLRKEYC planning.
+
+The model (:mod:`mqperf.models.tls`): a message of s bytes on a channel renegotiating every K
+bytes costs enc(s) + H·s/K, with enc(s) = e0·(1 + s/s0); a cost ratio against SSLRKEYC(0) is
+1 + a·(s/K)/(1 + s/s0), a = H/e0. Ratios carry no absolute CPU: pricing negotiations in CPU
+seconds needs a handshake cost from elsewhere, which this chapter shows as an assumption.
+"""
 
 from mqperf.parameters import DataFile, Integer, Internal, Number, NumberList
 
@@ -21,38 +27,196 @@ PARAMETERS = {
                            exclusive_minimum=True, maximum=1e5),
     "sslrkeyc_candidates_mb": NumberList(help="planning: SSLRKEYC values to compare", unit="MB", minimum=0,
                                          exclusive_minimum=True, maximum=round(MAX_SSLRKEYC_MB, 2), max_items=20),
-    "handshake_us": Number(help="CPU of one key negotiation; none takes seed 003's connect-time TLS increment",
+    "handshake_us": Number(help="assumed CPU of one key negotiation, for the CPU column only (ratios carry no "
+                                "absolute cost); none takes seed 003's connect-time TLS increment, from another "
+                                "machine and year, when connect_costs is given, else no CPU column",
                            unit="us", minimum=0, exclusive_minimum=True, maximum=1e7, optional=True),
     "cards_dir": Internal(help="where model cards go; mqperf run sets it to DIR/models"),
 }
 
+CHAPTER = "tls_channel_costs"
+KB, MB = 1024, 1024 * 1024
+#: Sizes the overhead chart and the plan always show (with the measured ones and the reader's).
+PLAN_SIZES = (2 * KB, 10 * KB, 100 * KB, MB)
 
-def preflight(p: dict):
-    """Load, fit and plan as the notebook does."""
-    from mqperf.analysis import tls_costs as tc
+
+def size_label(size_bytes: float) -> str:
+    """1024 → '1KB', 1048576 → '1MB', others in bytes."""
+    s = float(size_bytes)
+    for unit, div in (("GB", MB * 1024), ("MB", MB), ("KB", KB)):
+        if s >= div and (s / div) == round(s / div, 2):
+            v = s / div
+            return f"{int(v) if v.is_integer() else v:g}{unit}"
+    return f"{int(s):,} bytes"
+
+
+def _book_only(r, key: str, frame, **options) -> None:
+    """A table of published specifics: shown on the book's data, nothing on a reader's."""
+    if r.book_data and frame is not None and len(frame):
+        r.table(key, frame, **options)
+    else:
+        r.text(key)
+
+
+def analyse(p: dict):
+    """Load, fit and plan; every sentence, table and chart of the chapter, in order."""
+    import warnings
+
+    from mqperf.chapters import _tls_channel_costs_parts as parts
+    from mqperf.data import views
+    from mqperf.present.results import Results
+
+    source = views.describe(p["data"])
+    r = Results(book_data=source.book_data, source=source.name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        runs = parts.load_runs(p["data"])
+        r.points = runs
+        parts.what_was_measured(r, runs)
+        parts.size_section(r, p["published"])
+        result = parts.renegotiation_section(r, runs, source)
+        parts.sensitivity_section(r, runs, result, p)
+        increments = parts.load_increments(p["connect_costs"])
+        parts.validation_section(r, runs, result, increments)
+        sizes = parts.answerable_sizes(result, [*PLAN_SIZES, p["message_size_bytes"]])
+        parts.overhead_chart(r, result, sizes)
+        parts.cipher_section(r, p["published"])
+        parts.connect_section(r, increments)
+        plan_section(r, result, sizes, p["target_overhead_pct"], p["message_size_bytes"])
+        channel_section(r, result, p, increments)
+    r.card(f"{CHAPTER}__renegotiation",
+           result.to_card(name=f"{CHAPTER}: renegotiation amortisation", dataset=source.name))
+    r.about("errata", "No erratum affects this chapter's data (see the {ref}`errata <errata>`). The ratios it "
+                      "rests on are rounded (\"nearly 2x\", \"nearly 3x\", \"nearly 6x\"); the sensitivity table "
+                      "above shows what the rounding of the one that matters does to the answers.")
+    return r
+
+
+# -- planning --------------------------------------------------------------------------------------
+
+def plan_section(r, result, sizes, target_pct: float, size: int) -> None:
+    """Per message size: the smallest SSLRKEYC keeping renegotiation under the target."""
+    import numpy as np
+    import pandas as pd
+
+    from mqperf.errors import ModelError
+    from mqperf.present import prose
+    from mqperf.present.prose import num, pct
+
     from mqperf.models import tls
 
-    tc.size_increase(p["published"])
-    runs = tc.load_renegotiation(p["data"])
-    tc.renegotiation_table(runs)
-    result = tc.fit_from_frame(runs)
-    tc.parameter_table(result)
-    result.derived()
-    if result.size_model:
-        readings = {"as printed": {}}
-        for r in runs[runs["qualifier"] == "nearly"].itertuples():
-            readings[str(r.cost_ratio)] = {r.message_size_bytes: r.cost_ratio - 0.5}
-        tc.sensitivity(runs, readings, size=p["message_size_bytes"], target_pct=p["target_overhead_pct"])
-    tc.validation(runs)
-    increments = tc.connect_increment(p["connect_costs"])
-    tc.connect_holdout(increments)
-    sizes = tc.answerable_sizes(result, [2 * tls.KB, 10 * tls.KB, 100 * tls.KB, tls.MB, p["message_size_bytes"]])
-    tc.overhead_curves(result, sizes, k_min=tls.MB / 4, k_max=4e9)
-    tc.cipher_table(p["published"])
-    plan = tc.sslrkeyc_plan(result, sizes, p["target_overhead_pct"])
-    if len(sizes) > 1 and result.size_model:
-        float(result.overhead(sizes[-1], plan["min_sslrkeyc_bytes"].iloc[0]))
-    hs = p["handshake_us"] if p["handshake_us"] else tc.handshake_us_from(increments)
-    tc.channel_plan(result, size=p["message_size_bytes"], channel_mb_s=p["channel_mb_s"],
-                    candidates_mb=p["sslrkeyc_candidates_mb"], handshake_us=hs)
-    return runs
+    rows, ks = [], {}
+    for s in sizes:
+        try:
+            k = result.sslrkeyc_for(target_pct / 100, s)
+            note = "any value up to 32 KB meets it" if k <= tls.SSLRKEYC_FLOOR else ""
+            k = max(k, tls.SSLRKEYC_FLOOR)
+        except ModelError as exc:
+            k, note = np.nan, str(exc)
+        ks[s] = k
+        rows.append({"message size": size_label(s), "smallest SSLRKEYC (MB)": k / MB,
+                     "messages between renegotiations": k / s, "note": note})
+    table = pd.DataFrame(rows)
+    small = sizes[0]
+    if len(sizes) > 1 and np.isfinite(ks[small]):
+        table[f"overhead at the {size_label(small)} SSLRKEYC (%)"] = [float(result.overhead(s, ks[small])) * 100
+                                                                      for s in sizes]
+    said = []
+    k = ks.get(size, np.nan)
+    if np.isfinite(k):
+        said.append(f"For {size_label(size)} messages, renegotiation stays within {num(target_pct)} % of the TLS "
+                    f"cost per message with SSLRKEYC of at least {num(k / MB)} MB "
+                    f"({num(k / size)} messages between renegotiations).")
+    elif size in ks:
+        said.append(f"For {size_label(size)} messages no SSLRKEYC up to MQ's maximum keeps renegotiation within "
+                    f"{num(target_pct)} %: only SSLRKEYC(0), no renegotiation, does.")
+    else:
+        said.append(f"The fit cannot answer for {size_label(size)} messages: it has one message size "
+                    f"({size_label(result.sizes[0])}), and the plan covers that size only.")
+    big = sizes[-1]
+    if len(sizes) > 1 and np.isfinite(ks[small]) and big != small:
+        said.append(f"An SSLRKEYC sized for {size_label(small)} messages ({num(ks[small] / MB)} MB) gives "
+                    f"{size_label(big)} messages {pct(float(result.overhead(big, ks[small])) * 100)} instead of "
+                    f"{num(target_pct)} %.")
+    r.text("plan_text", " ".join(said))
+    r.table("plan", table, caption=f"Smallest SSLRKEYC keeping renegotiation within {num(target_pct)} % of the "
+                                   "TLS cost per message", digits=4)
+
+
+def handshake_assumption(p, increments) -> tuple[float | None, str | None]:
+    """The CPU of one negotiation the CPU column assumes, and where it comes from, in words."""
+    from mqperf.data import views
+    from mqperf.present import prose
+    from mqperf.present.prose import num
+
+    if p.get("handshake_us"):
+        return float(p["handshake_us"]), (
+            f"The CPU column assumes one negotiation costs {num(p['handshake_us'])} µs, the value given as "
+            "`handshake_us`: an assumption, not something the ratios measure (they carry no absolute cost).")
+    if increments is None or increments.empty:
+        return None, None
+    local = increments[increments["listener"] == "local"]
+    rows = local if len(local) else increments
+    hs = float(rows["tls_increment_us"].mean())
+    env = views.open("test_environments", CHAPTER, "environment")
+    env = env[env["env_id"] == rows["env_id"].iloc[0]].set_index("attribute")["value"]
+    where = "; ".join(v for v in (env.get("hardware"), env.get("tls_cipher"), env.get("mq_version")) if v)
+    return hs, (
+        f"The CPU column assumes one negotiation costs {num(hs)} µs: the TLS increment per client connect and "
+        f"disconnect{' at a local listener' if len(local) else ''} in the client-connection measurements "
+        f"(`{rows['seed'].iloc[0]}`: {prose.quoted(where)}). That is another machine, CipherSpec, time and "
+        "workload than the ratios, "
+        "and a connect also sets up the TLS session, so the column is an assumption, not a measurement of this "
+        "system; give `handshake_us` to price your own.")
+
+
+def channel_section(r, result, p, increments) -> None:
+    """For a channel at ``channel_mb_s``: each candidate SSLRKEYC's renegotiations, overhead and CPU."""
+    import numpy as np
+    import pandas as pd
+
+    from mqperf.errors import ModelError
+    from mqperf.present import prose
+    from mqperf.present.prose import num, pct
+
+    from mqperf.data import views
+    from mqperf.models import costs, tls
+
+    size, rate = p["message_size_bytes"], p["channel_mb_s"]
+    hs, provenance = handshake_assumption(p, increments)
+    rows = []
+    for mb in p["sslrkeyc_candidates_mb"]:
+        k = float(mb) * MB
+        per_s = rate * MB / max(k, tls.SSLRKEYC_FLOOR)
+        try:
+            overhead = float(result.overhead(size, k)) * 100
+        except ModelError:
+            overhead = np.nan  # a one-size fit says nothing about this size
+        row = {"SSLRKEYC (MB)": float(mb), "renegotiations per s": per_s, "seconds between": 1 / per_s,
+               "renegotiation cost (%)": overhead}
+        if hs:
+            row["negotiation CPU, assumed (CPU s per hour)"] = float(costs.cpu_seconds_per_hour(per_s, hs))
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    said = []
+    if len(table):
+        first, last = table.iloc[0], table.iloc[-1]
+        for row in (first, last) if len(table) > 1 else (first,):
+            cost = (f"renegotiation adds {pct(row['renegotiation cost (%)'])} to the TLS cost per message"
+                    if np.isfinite(row["renegotiation cost (%)"]) else
+                    "the fit cannot price renegotiation at this message size")
+            said.append(f"Every {num(row['SSLRKEYC (MB)'])} MB means {num(row['renegotiations per s'])} "
+                        f"renegotiations a second (one every {num(row['seconds between'])} s) and {cost}.")
+    r.text("channel_text", f"For {size_label(size)} messages at {num(rate)} MB/s:", " ".join(said),
+           provenance or "Ratios carry no absolute cost and no handshake CPU was given (`handshake_us`), so the "
+                         "table has no CPU column.")
+    r.table("channel", table, caption=f"{size_label(size)} messages at {num(rate)} MB/s, by SSLRKEYC", digits=4,
+            missing="No SSLRKEYC candidates were given (`sslrkeyc_candidates_mb` is empty)")
+    examples = views.open("tls_sslrkeyc_examples", CHAPTER, "examples") if r.book_data else None
+    if examples is not None:
+        examples = examples.rename(columns={"value_num": "value"})[["example", "quantity", "value", "unit", "quote"]]
+    _book_only(r, "examples", examples, caption="The post's SSLRKEYC examples (seed 002)", digits=4)
+    r.about("channel_about", (
+        "The post's own example asks, for a channel sending 50 MB/s, whether it should renegotiate every 1MB, "
+        "50MB or 500MB. A channel that sends less than 1 MB/s would go minutes between renegotiations at 500MB; "
+        "the post's point is that its key then lives long, a security rather than a cost consideration."))

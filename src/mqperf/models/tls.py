@@ -152,3 +152,141 @@ def size_model_from_two(sizes, sslrkeycs, ratios) -> tuple[float, float] | None:
     if not (alpha > 0 and beta > 0):
         return None
     return float(1 / alpha), float(alpha / beta)
+
+
+# -- the renegotiation model fitted to cost ratios ---------------------------------------------
+#
+# With enc(s) = e0·(1 + s/s0), a published or measured ratio "cost with renegotiation every K
+# bytes over cost without" is ratio(s, K) = 1 + a·(s/K)/(1 + s/s0), a = H/e0. Ratios identify
+# only these two ratios of costs (no absolute CPU): two sizes identify both, one size gives only
+# h = H/enc(s) at that size.
+
+from dataclasses import dataclass as _dataclass  # noqa: E402 (the fit below is an addition to the model)
+
+from mqperf.models._base import FitResult as _FitResult  # noqa: E402
+
+
+def _ratio_two(x, a, s0):
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    s, k = x[:, 0], x[:, 1]
+    return 1 + a * (s / np.maximum(k, SSLRKEYC_FLOOR)) / (1 + s / s0)
+
+
+def _ratio_one(x, h):
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    s, k = x[:, 0], x[:, 1]
+    return 1 + h * s / np.maximum(k, SSLRKEYC_FLOOR)
+
+
+@_dataclass(frozen=True)
+class RenegotiationResult(_FitResult):
+    """Fitted renegotiation model; ``size_model`` False when only one message size was seen."""
+
+    @property
+    def size_model(self) -> bool:
+        return "s0" in self.params.index
+
+    @property
+    def handshake(self) -> float:
+        """a = H / e0 (two sizes) or h = H / enc(s) at the one size measured."""
+        return float(self.params.iloc[0])
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """The distinct message sizes fitted."""
+        return np.unique(self.x[:, 0])
+
+    def predict(self, x) -> np.ndarray:
+        """Ratios at rows (size, SSLRKEYC); a one-size fit refuses other sizes."""
+        x = np.atleast_2d(np.asarray(x, dtype=float))
+        if not self.size_model:
+            self.enc(x[:, 0])  # raises for a size that was not measured
+        return self.fn(x, *self.params.to_numpy())
+
+    def enc(self, size) -> np.ndarray:
+        """enc(s) / e0 = 1 + s/s0; with one size, 1 at that size (and undefined elsewhere)."""
+        size = np.asarray(size, dtype=float)
+        if not self.size_model:
+            if not np.all(np.isin(size, self.sizes)):
+                raise ModelError("one message size was measured: the model says nothing about other sizes")
+            return np.ones_like(size)
+        return 1 + size / float(self.params["s0"])
+
+    def overhead(self, size, sslrkeyc) -> np.ndarray:
+        """Renegotiation cost as a fraction of the TLS channel cost per message: H·s/(K·enc(s))."""
+        size = np.asarray(size, dtype=float)
+        return self.handshake * renegotiations_per_message(size, sslrkeyc) / self.enc(size)
+
+    def sslrkeyc_for(self, target: float, size: float) -> float:
+        """Smallest SSLRKEYC (bytes) keeping the overhead at ``target`` (a fraction)."""
+        return sslrkeyc_for_overhead(target, size, enc=float(self.enc(size)), handshake_cost=self.handshake)
+
+    def derived(self) -> dict:
+        if not self.size_model:
+            return {}
+        return {"enc_1MB_over_enc_10KB": float(self.enc(MB) / self.enc(10 * KB)),
+                "handshake_over_enc_10KB": self.handshake / float(self.enc(10 * KB)),
+                "handshake_over_enc_1MB": self.handshake / float(self.enc(MB))}
+
+
+def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | None = None) -> RenegotiationResult:
+    """Fit ratio(s, K) to rows x = (message size, SSLRKEYC) and y = cost ratios.
+
+    Two or more sizes: ``a`` and ``s0`` (bounded NLS; two rows are solved in closed form by
+    :func:`size_model_from_two`). One size: ``h`` = H / enc(s) at that size only (least
+    squares through the origin of ratio − 1 on s/K).
+
+    Raises
+    ------
+    ModelError
+        No rows, a ratio below 1, or an SSLRKEYC of 0.
+    """
+    import pandas as pd
+
+    from mqperf.models._nls import NLSFit, nls
+
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    y = np.asarray(y, dtype=float).ravel()
+    if x.shape[0] != y.size or x.shape[1] != 2:
+        raise ModelError("renegotiation fit needs rows of (message size, SSLRKEYC) and one ratio per row")
+    if y.size == 0:
+        raise ModelError("no renegotiation measurements")
+    if np.any(y < 1):
+        raise ModelError("a cost ratio below 1 says renegotiation made messages cheaper: check the data")
+    if np.any(x[:, 1] <= 0):
+        raise ModelError("SSLRKEYC must be greater than zero in a renegotiation ratio (0 means no renegotiation)")
+    sizes = np.unique(x[:, 0])
+    notes = ["ratio = cost per message with renegotiation every K bytes / cost with SSLRKEYC(0)",
+             "SSLRKEYC below 32 KB counts as 32 KB, as MQ does"]
+    if sizes.size >= 2:
+        h = (y - 1) * np.maximum(x[:, 1], SSLRKEYC_FLOOR) / x[:, 0]
+        exact = size_model_from_two(x[:, 0], x[:, 1], y) if y.size == 2 else None
+        if exact is not None and 1.0 <= exact[1] <= 1e15:
+            # Two ratios, two parameters: solved exactly, not left to an optimiser's tolerance.
+            sol = NLSFit(theta=np.array(exact), cov=None, at_bound=(), df_resid=0)
+        else:
+            starts = [[max(h.max(), 1e-6), s0] for s0 in (1e3, 1e4, 1e5, 1e6, 1e7)]
+            sol = nls(_ratio_two, x, y, names=["a", "s0"], starts=starts, lower=[0.0, 1.0], upper=[np.inf, 1e15],
+                      label="the renegotiation model")
+        if "s0" in sol.at_bound:
+            notes.append("s0 at a bound: the ratios do not show the per-message cost growing more slowly than size")
+        return RenegotiationResult(
+            model="tls_renegotiation", formula="ratio(s, K) = 1 + a * (s/K) / (1 + s/s0)",
+            params=pd.Series(sol.theta, index=["a", "s0"], dtype=float), cov=sol.cov, x=x, y=y, fn=_ratio_two,
+            units={"a": "H / e0 (handshake over the size-independent TLS cost per message)", "s0": "bytes"},
+            at_bound=sol.at_bound, active_bounds=sol.active_bounds, notes=tuple(notes), data_name=data_name,
+            data_hash=data_hash,
+        )
+    xr = x[:, 0] / np.maximum(x[:, 1], SSLRKEYC_FLOOR)
+    hval = float(np.sum(xr * (y - 1)) / np.sum(xr**2))
+    df = y.size - 1
+    cov = None
+    if df > 0:
+        resid = (y - 1) - hval * xr
+        cov = pd.DataFrame([[float(resid @ resid) / df / float(xr @ xr)]], index=["h"], columns=["h"])
+    notes.append(f"one message size ({int(sizes[0]):,} bytes): h = H / enc(s) at that size only")
+    return RenegotiationResult(
+        model="tls_renegotiation_one_size", formula="ratio(s, K) = 1 + h * s/K",
+        params=pd.Series([hval], index=["h"], dtype=float), cov=cov, x=x, y=y, fn=_ratio_one,
+        units={"h": "H / enc(s) at the measured size"}, notes=tuple(notes), data_name=data_name, data_hash=data_hash,
+    )

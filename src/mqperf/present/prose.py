@@ -194,3 +194,52 @@ def paragraph(*sentences: str | None) -> str:
 
 def bullets(items: Iterable[str]) -> str:
     return "\n".join(f"* {item}" for item in items if item)
+
+
+# -- residuals against the data's printed precision ---------------------------------------------
+
+def printed_step(values, max_decimals: int = 6) -> float:
+    """The step of the data as written: 1 for whole numbers, 0.1 for one decimal, ...
+
+    The finest decimal place any value needs (up to ``max_decimals``); means of many rows
+    usually need them all, so their step is tiny and nothing is "within rounding".
+    """
+    import numpy as np
+
+    v = np.abs(np.asarray(values, dtype=float))
+    v = v[np.isfinite(v)]
+    for d in range(max_decimals + 1):
+        scaled = v * 10**d
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, scaled)):
+            return 10.0 ** -d
+    return 10.0 ** -max_decimals
+
+
+def within_rounding(residual: float, step: float) -> bool:
+    """True when ``|residual|`` is at most half the data's printed step: the rule behind
+    "within rounding" (a whole-number percentage hides up to ±0.5 points, not ±1)."""
+    return abs(float(residual)) <= 0.5 * float(step) * (1 + 1e-9)
+
+
+def residual_reading(residuals, values, unit: str = "") -> str:
+    """One sentence on the largest residual against the rounding of the data it fits.
+
+    ``residuals`` and ``values`` are the fit's residuals and the values as given; the
+    sentence quotes the largest |residual| and says "within the rounding" only under
+    :func:`within_rounding`.
+    """
+    import numpy as np
+
+    r = np.asarray(residuals, dtype=float)
+    if r.size == 0:
+        return ""
+    step = printed_step(values)
+    worst = float(np.max(np.abs(r)))
+    u = f" {unit}" if unit else ""
+    given = "whole numbers" if step == 1 else f"given to {num(step)}{u}"
+    rounding = f"the values are {given}, so rounding explains up to ±{num(0.5 * step)}{u}"
+    if within_rounding(worst, step):
+        return (f"The largest residual, {num(worst)}{u}, is within the rounding of the data ({rounding}): "
+                "a closer fit would mean nothing.")
+    return (f"The largest residual, {num(worst)}{u}, is more than the rounding of the data ({rounding}): "
+            "the curve misses at least one point by more than its printing explains.")
