@@ -92,3 +92,19 @@ def link_from_pings(size_small, rtt_small, size_large, rtt_large) -> tuple[float
     if rtt0 < 0:
         raise ModelError("the pings imply a negative base round trip: the times are too noisy to separate")
     return rtt0, bandwidth
+
+
+def messages_per_batch(batch_size, batchlim_bytes, message_size):
+    """min(BATCHSZ, ⌈BATCHLIM / s⌉): a batch ends at BATCHSZ messages or after the message
+    that reaches BATCHLIM bytes, whichever comes first (MQ counts BATCHLIM in KB of 1024)."""
+    b = np.asarray(batch_size, dtype=float)
+    lim = np.asarray(batchlim_bytes, dtype=float)
+    s = np.asarray(message_size, dtype=float)
+    if np.any(~np.isfinite(b)) or np.any(b < 1) or np.any(~(lim > 0)) or np.any(~(s > 0)):
+        raise ModelError("batch size must be ≥ 1, BATCHLIM and message size greater than zero")
+    return np.minimum(b, np.ceil(lim / s))
+
+
+def window_needed(rate, rtt):
+    """The bandwidth–delay product rate × RTT: the window a rate needs at a round trip."""
+    return _pos(rate, "rate") * _pos(rtt, "round-trip time")

@@ -1,15 +1,16 @@
 """RACF switch profiles: one test per row of the article's table (seed 002), then edge cases.
 
 Expected outcomes are written from the article's words (quoted) and IBM's documentation of
-the switch order, not read back from mqperf.racf.
+the switch order, not read back from mqperf.models.racf.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from mqperf import racf
+from mqperf.data import loader
 from mqperf.errors import MQPerfError
+from mqperf.models import racf
 
 SSID, QSG = "QMA", "QSG1"
 QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
@@ -26,7 +27,7 @@ def checks_for(prof, *, qsg=QSG, generic_switches=False):
 
 @pytest.fixture(scope="module")
 def rules():
-    return racf.load_rules()
+    return loader.load("racf_profile_rules").sort_values("rule_id", kind="stable").reset_index(drop=True)
 
 
 # -- one test per row of the article's table ------------------------------------------------------
@@ -238,3 +239,33 @@ def test_compare_enumerates_every_state(rules):
 def test_bad_queue_manager_name(bad):
     with pytest.raises(MQPerfError):
         racf.switch_names(bad, QSG)
+
+
+# -- the index answers as a scan over every profile would ------------------------------------------
+
+GENERIC_NAMES = ["QMA.**", "QMA.SYSTEM.**", "QMA.SYSTEM.ADMIN.*", "QMA.SYSTEM.*", "QMA.SYS*", "QMA.SYSTEM.%%%%%.**",
+                 "**", "*.SYSTEM.**", "%MA.SYSTEM.**", "QSG1.SYSTEM.**", "QSG1.*", "QMA.SYSTEM.ADMIN.COMMAND.QUEUE",
+                 "QMA.APP.*.IN", "QMA.APP*", "QMA", "QMA.NO.**", "QMA.NO.QMGR.CHECK*", "QSG1.NO.QSG.**"]
+RESOURCES = ["QMA.SYSTEM.ADMIN.COMMAND.QUEUE", "QMA.SYSTEM.DEFAULT.LOCAL.QUEUE", "QSG1.SYSTEM.X", "QMA.APP.X.IN",
+             "QMA.APPLE", "QMA", "QMA.NO.QMGR.CHECKS", "QSG1.NO.QSG.CHECKS", "QMB.SYSTEM.X", "QMA.SYSTEMS"]
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_index_finds_what_a_scan_finds(resource):
+    index = racf.ProfileIndex(GENERIC_NAMES)
+    scan_generic = [p for p in GENERIC_NAMES if racf.is_generic(p) and racf.covers(p, resource)]
+    assert index.generic_covering(resource) == scan_generic
+    assert racf.most_specific(index, resource) == racf.most_specific(GENERIC_NAMES, resource)
+
+
+def test_switch_state_and_warnings_agree_with_a_scan_on_many_profiles():
+    admin = [f"QMA.ADM{i:04d}.**" for i in range(3000)] + ["QSG1.NO.QMGR.CHECKS", "QMA.NO.QMGR.CHECK", "QSG1.NO.*"]
+    prof = profiles(admin, ["QMA.SYSTEM.**", "QSG1.SYSTEM.**"])
+    for generic in (False, True):
+        state = racf.switch_state(prof, SSID, QSG, generic_switches=generic)
+        for key, name in racf.switch_names(SSID, QSG).items():
+            scan = name in admin or (generic and any(racf.is_generic(p) and racf.covers(p, name) for p in admin))
+            assert state[key] == scan, (key, generic)
+    said = racf.warnings(prof, SSID, QSG)
+    assert any("QMA.NO.QMGR.CHECK is not a switch profile" in w for w in said)  # the E036 slip, one letter short
+    assert any("generic QSG1.NO.* covers QSG1.NO.QSG.CHECKS" in w for w in said)  # not defined by name

@@ -38,6 +38,12 @@ counts a generic MQADMIN profile that covers the name (the article's reading). Q
 profiles are always matched generically, with the general-resource rules of RACF
 (:func:`covers`) and the most specific profile winning (:func:`most_specific`).
 
+Speed: a reader's ``SEARCH`` output may hold a million profiles. A generic profile whose
+leading qualifiers are literal can only cover names that start with those qualifiers, so
+:class:`ProfileIndex` files profiles by their literal leading qualifiers (up to two) and a
+lookup tries only the buckets a name could fall in; the answers are those of a scan over
+every profile (tests/models/test_racf.py compares the two).
+
 Profile names are compared in upper case (the MQADMIN and MQQUEUE classes hold upper-case
 profiles only). RACF variables (``&``) and the group classes (GMQADMIN, GMQQUEUE) are not
 modelled: switch profiles in a group class are ignored by MQ.
@@ -48,6 +54,7 @@ from __future__ import annotations
 import difflib
 import itertools
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, Mapping
 
 import pandas as pd
@@ -139,13 +146,91 @@ def _specificity(profile: str) -> tuple:
     return tuple(ranks)
 
 
-def most_specific(profiles: Iterable[str], resource: str) -> str | None:
+#: Literal leading qualifiers a :class:`ProfileIndex` files a generic profile under.
+_INDEX_DEPTH = 2
+
+
+def _literal_lead(profile: str) -> str:
+    """The profile's leading qualifiers before the first generic one (at most two), joined by
+    ".": the key :class:`ProfileIndex` files it under ("" when the first is generic).
+
+    Written out for two levels: it runs once per profile, a million times for a large file.
+    """
+    q = profile.split(".", 2)
+    first = q[0]
+    if "*" in first or "%" in first:
+        return ""
+    if len(q) > 1 and "*" not in q[1] and "%" not in q[1]:
+        return f"{first}.{q[1]}"
+    return first
+
+
+class ProfileIndex:
+    """Profiles (upper case) filed so that a lookup need not try every one.
+
+    A literal qualifier of a profile must equal the name's qualifier at that position
+    (:func:`covers`), so a generic profile whose first ``k`` qualifiers are literal can only
+    cover names whose first ``k`` qualifiers are the same: a lookup reads the buckets of the
+    name's first zero, one and two qualifiers, and a discrete profile is found by its name.
+    """
+
+    def __init__(self, profiles: Iterable[str]):
+        self.profiles = tuple(profiles)
+        self.discrete: set[str] = set()
+        # A bucket of one is the profile itself, not a one-element list: a million small lists
+        # keep the garbage collector scanning and made building the index take seconds.
+        self.buckets: dict[str, str | list[str]] = {}
+        for p in self.profiles:
+            if "*" in p or "%" in p:
+                key = _literal_lead(p)
+                held = self.buckets.get(key)
+                if held is None:
+                    self.buckets[key] = p
+                elif isinstance(held, list):
+                    held.append(p)
+                else:
+                    self.buckets[key] = [held, p]
+            else:
+                self.discrete.add(p)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.discrete
+
+    def candidates(self, resource: str) -> list[str]:
+        """Every generic profile that may cover ``resource`` (a superset of those that do)."""
+        quals = resource.upper().split(".")
+        out: list[str] = []
+        for key in dict.fromkeys(".".join(quals[:k]) for k in range(min(_INDEX_DEPTH, len(quals)) + 1)):
+            held = self.buckets.get(key)
+            if isinstance(held, list):
+                out.extend(held)
+            elif held is not None:
+                out.append(held)
+        return out
+
+    def generic_covering(self, resource: str) -> list[str]:
+        """The generic profiles that cover ``resource``, in the order they were given."""
+        found = [p for p in self.candidates(resource) if covers(p, resource)]
+        order = self._order
+        return sorted(found, key=order.__getitem__)
+
+    @cached_property
+    def _order(self) -> dict[str, int]:
+        return {p: i for i, p in enumerate(self.profiles)}
+
+
+def most_specific(profiles: Iterable[str] | ProfileIndex, resource: str) -> str | None:
     """The profile RACF would use for ``resource``: a discrete one, else the most specific generic.
 
     Most specific is approximated as RACF orders generic profiles: at the first position
     where two names differ, a literal character beats ``%``, ``%`` beats ``*``, ``*`` beats
     ``**``; ``RLIST class resource GENERIC`` shows the one RACF really picks.
     """
+    if isinstance(profiles, ProfileIndex):
+        if resource.upper() in profiles.discrete:
+            return resource.upper()
+        matching = [p for p in profiles.candidates(resource) if covers(p, resource)]
+        return min(matching, key=lambda p: (_specificity(p), p)) if matching else None
     matching = [p for p in profiles if covers(p, resource)]
     if not matching:
         return None
@@ -180,6 +265,14 @@ class Profiles:
                 other.append((klass, profile))
         return cls(tuple(dict.fromkeys(admin)), tuple(dict.fromkeys(queue)), tuple(dict.fromkeys(other)))
 
+    @cached_property
+    def admin_index(self) -> ProfileIndex:
+        return ProfileIndex(self.admin)
+
+    @cached_property
+    def queue_index(self) -> ProfileIndex:
+        return ProfileIndex(self.queue)
+
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> "Profiles":
         """From a reader's table with columns ``class`` and ``profile``."""
@@ -210,9 +303,8 @@ def switch_state(profiles: Profiles, ssid: str, qsg: str | None, *, generic_swit
         if name is None:
             state[key] = False
             continue
-        exact = name in profiles.admin
-        generic = any(is_generic(p) and covers(p, name) for p in profiles.admin)
-        state[key] = exact or (generic_switches and generic)
+        index = profiles.admin_index
+        state[key] = name in index or (generic_switches and any(covers(p, name) for p in index.candidates(name)))
     return state
 
 
@@ -278,25 +370,17 @@ def queue_profile(queue: str, checks: Checks, profiles: Profiles, ssid: str, qsg
     ssid, qsg = _name(ssid, "ssid"), (_name(qsg, "qsg") if qsg else None)
     queue = queue.strip().upper()
     if checks.qmgr_level:
-        found = most_specific(profiles.queue, f"{ssid}.{queue}")
+        found = most_specific(profiles.queue_index, f"{ssid}.{queue}")
         if found:
             return found, "ssid"
     if checks.qsg_level and qsg:
-        found = most_specific(profiles.queue, f"{qsg}.{queue}")
+        found = most_specific(profiles.queue_index, f"{qsg}.{queue}")
         if found:
             return found, "qsg"
     return None, "none"
 
 
 # -- the article's table -------------------------------------------------------------------------
-
-def load_rules(source: str = "racf_profile_rules") -> pd.DataFrame:
-    """The article's table: a dataset name (default) or a CSV with the same schema."""
-    from mqperf import data as mqdata
-
-    frame = mqdata.load(source, contract="racf_profile_rules") if mqdata.is_path(source) else mqdata.load(source)
-    return frame.sort_values("rule_id", kind="stable").reset_index(drop=True)
-
 
 @dataclass(frozen=True)
 class TableDecision:
@@ -350,13 +434,18 @@ def _made(value) -> bool | None:
     return value == "made"
 
 
-def table_decision(state: Mapping[str, bool], rules: pd.DataFrame) -> TableDecision:
+def _records(rules) -> list[dict]:
+    """The table's rows as dicts; a caller deciding many states converts once and passes the list."""
+    return rules.to_dict("records") if isinstance(rules, pd.DataFrame) else rules
+
+
+def table_decision(state: Mapping[str, bool], rules: pd.DataFrame | list[dict]) -> TableDecision:
     """Execute the article's table for a switch state (see the module docstring).
 
     ``state`` maps the table's condition columns (and any other switch keys, ignored here)
     to True for "defined"; :data:`QUEUE_CONDITION` says whether an ssid queue profile exists.
     """
-    records = rules.to_dict("records")
+    records = _records(rules)
     switch_rows = [r for r in records if r["rule_type"] == "switch_profiles"]
     hit = next((r for r in switch_rows if _holds(r, state)), None)
     if hit is None:
@@ -410,7 +499,7 @@ def _engine_queue_level(checks: Checks, ssid_queue_profile: bool) -> str:
     return "qsg"
 
 
-def compare_state(state: Mapping[str, bool], rules: pd.DataFrame) -> dict:
+def compare_state(state: Mapping[str, bool], rules: pd.DataFrame | list[dict]) -> dict:
     """One state: the documented result, the table's, and whether they agree."""
     checks = resolve(state)
     table = table_decision(state, rules)
@@ -429,10 +518,11 @@ def compare_state(state: Mapping[str, bool], rules: pd.DataFrame) -> dict:
 def compare(rules: pd.DataFrame) -> pd.DataFrame:
     """Every combination of the nine switches and the ssid queue profile (1024 states)."""
     keys = (*SWITCHES, QUEUE_CONDITION)
+    records = _records(rules)
     rows = []
     for values in itertools.product((False, True), repeat=len(keys)):
         state = dict(zip(keys, values))
-        rows.append({**state, "defined": sum(values[: len(SWITCHES)]), **compare_state(state, rules)})
+        rows.append({**state, "defined": sum(values[: len(SWITCHES)]), **compare_state(state, records)})
     return pd.DataFrame(rows)
 
 
@@ -450,9 +540,15 @@ def describe_state(state: Mapping[str, bool], ssid: str = "ssid", qsg: str = "qs
 def near_misses(profiles: Profiles, ssid: str, qsg: str | None, *, cutoff: float = 0.9) -> list[tuple[str, str]]:
     """(defined profile, switch it resembles) for names one slip away from a switch (E036)."""
     names = [n for n in switch_names(ssid, qsg).values() if n]
+    lengths = {len(n) for n in names}
     found = []
     for p in profiles.admin:
         if p in names or is_generic(p):
+            continue
+        # difflib's own first test (real_quick_ratio): similarity is at most 2·min(len)/(sum of
+        # lengths); a name failing it for every switch cannot be a near miss, and skipping it
+        # spares building a SequenceMatcher per profile.
+        if all(2 * min(len(p), n) / (len(p) + n) < cutoff for n in lengths):
             continue
         close = difflib.get_close_matches(p, names, n=1, cutoff=cutoff)
         if close:
@@ -470,7 +566,7 @@ def warnings(profiles: Profiles, ssid: str, qsg: str | None, *, generic_switches
     for key, name in names.items():
         if name is None or exact[key]:
             continue
-        covering = [p for p in profiles.admin if is_generic(p) and covers(p, name)]
+        covering = profiles.admin_index.generic_covering(name)
         if covering:
             counted = "counted (generic_switches=True, the article's reading)" if generic_switches else \
                 "ignored (IBM: generic switch profiles are ignored; the article says they count)"
@@ -493,7 +589,7 @@ def warnings(profiles: Profiles, ssid: str, qsg: str | None, *, generic_switches
     return out
 
 
-def evaluate(profiles: Profiles, ssid: str, qsg: str | None, queues: Iterable[str], *,
+def evaluate(profiles: Profiles, ssid: str, qsg: str | None, queues: Iterable[str], rules: pd.DataFrame, *,
              generic_switches: bool = False) -> dict:
     """A reader's profiles: the switches, the checks, the table's verdict, the queue profiles."""
     state = switch_state(profiles, ssid, qsg, generic_switches=generic_switches)
@@ -508,7 +604,7 @@ def evaluate(profiles: Profiles, ssid: str, qsg: str | None, queues: Iterable[st
     if qsg is not None:
         # The table's queue condition asks whether an ssid queue profile exists: take the first queue.
         first = next(iter(queue_rows), None)
-        has_ssid = bool(first) and most_specific(profiles.queue, f"{_name(ssid, 'ssid')}.{first['queue']}") is not None
-        table = table_decision({**state, QUEUE_CONDITION: has_ssid}, load_rules())
+        has_ssid = bool(first) and most_specific(profiles.queue_index, f"{_name(ssid, 'ssid')}.{first['queue']}") is not None
+        table = table_decision({**state, QUEUE_CONDITION: has_ssid}, rules)
     return {"state": state, "checks": checks, "switches": pd.DataFrame(switch_rows), "queues": pd.DataFrame(queue_rows),
             "table": table, "warnings": warnings(profiles, ssid, qsg, generic_switches=generic_switches)}
