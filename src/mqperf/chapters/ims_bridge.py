@@ -107,7 +107,10 @@ def analyse(p: dict):
         need = f.cf_processors_needed(cf, target, most)
         r.table("cf", _cf_shown(cf, f.cf_time_per_transaction_us(cf), target, most, need), digits=4,
                 caption="The coupling facility at its measured point, and what the target needs")
-        procs = range(cf["processors"], max(cf["processors"] + 6, need + 1))
+        # A few sizes from the measured one up, plus the sizes the sentences name: a CF that needs
+        # hundreds of processors for the target must not make the table hundreds of rows long.
+        need_now = f.cf_processors_needed(cf, cf["rate_tps"], most)
+        procs = sorted(set(range(cf["processors"], cf["processors"] + 6)) | {need_now, need})
         head = f.cf_headroom(cf, sorted({cf["rate_tps"], target}), processors=procs, max_utilisation=most)
         r.table("cf_headroom", head.rename(columns=CF_COLUMNS), digits=4,
                 caption="CF queueing (M/M/c) at the measured rate and the target, by CF size")
