@@ -5,6 +5,14 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase, settings
+
+# Property tests run whole chapter analyses per example: reproducible (derandomised, no example
+# database) and without shrinking, which can take many minutes for one failure; the failing
+# example is printed as generated.
+settings.register_profile("mqperf", derandomize=True, database=None, deadline=None,
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.explain])
+settings.load_profile("mqperf")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MQPERF_SHARED", ROOT.parent / "shared"))

@@ -1,7 +1,9 @@
-"""Every example in the Bring-your-own-data chapter runs: the docs stay true.
+"""Every chapter's reader example runs: the Bring-your-own-data page stays true.
 
-For each chapter's section, the first CSV example is written to a file and run with
-`mqperf run CHAPTER --data FILE --out DIR`, as a reader would copy it.
+The page's contract sections are generated from ``data/contracts/`` and ``data/examples/``;
+each example file is run here with `mqperf run CHAPTER --data FILE --out DIR`, as a reader
+would, and its report must be self-contained and say nothing about the published
+measurements (the example is not the book's data).
 """
 
 import os
@@ -14,35 +16,47 @@ import pytest
 
 from conftest import ROOT
 from mqperf.publish import build as book
+from mqperf.publish import pages
+from mqperf.present.results import ABOUT_TITLE
 
-TEXT = (ROOT / "chapters" / "bring_your_own_data.md").read_text(encoding="utf-8")
-SECTIONS = {s.split(":")[0].strip(): s for s in re.split(r"^### ", TEXT, flags=re.M)[1:]}
-
-
-def first_csv(section: str) -> str:
-    for block in re.findall(r"```(?:text|csv)?\n(.*?)```", section, flags=re.S):
-        if "," in block.splitlines()[0] and not block.lstrip().startswith(("mqperf", ".venv", "papermill")):
-            return block
-    raise AssertionError("no CSV example in the section")
+EXAMPLES = ROOT / "data" / "examples"
+CHAPTERS = sorted(c.name for c in book.discover() if c.contract)
 
 
-def test_every_chapter_has_a_section():
-    assert sorted(SECTIONS) == sorted(c.name for c in book.discover() if c.contract)
+def test_every_chapter_has_an_example_and_a_generated_section():
+    assert sorted(p.stem for p in EXAMPLES.glob("*.csv") if "." not in p.stem) == CHAPTERS
+    text = pages.contracts()
+    for chapter in CHAPTERS:
+        assert f"### {chapter}: " in text and f"data/examples/{chapter}.csv" in text
+    page = (ROOT / "chapters" / "bring_your_own_data.md").read_text(encoding="utf-8")
+    assert "_generated/contracts.md" in page
 
 
-@pytest.mark.parametrize("chapter", sorted(SECTIONS))
+def test_every_example_passes_its_contract():
+    from mqperf.data import views
+
+    for path in EXAMPLES.glob("*.csv"):
+        chapter, _, param = path.stem.partition(".")
+        frame = views.open(str(path), chapter, param or "data")
+        assert len(frame) >= 2, path.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_example_runs(tmp_path, chapter):
-    data = tmp_path / f"{chapter}.csv"
-    data.write_text(first_csv(SECTIONS[chapter]), encoding="utf-8")
     out = tmp_path / "report"
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("mqperf")), "run", chapter, "--data", str(data), "--out", str(out), "-q"],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONWARNINGS": "ignore"},
-    )
+    args = [str(Path(sys.executable).with_name("mqperf")), "run", chapter, "--data", str(EXAMPLES / f"{chapter}.csv"),
+            "--out", str(out), "-q"]
+    for extra in EXAMPLES.glob(f"{chapter}.*.csv"):
+        args += ["-p", extra.stem.split(".", 1)[1], str(extra)]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert proc.returncode == 0, proc.stderr
     html = (out / f"{chapter}.html").read_text(encoding="utf-8")
     # Nothing loaded from elsewhere (the inlined libraries mention CDNs in their code;
     # tests/test_browser.py checks that the report makes no request).
     markup = re.sub(r"<script>.*?</script>", "", html, flags=re.S)  # library code quotes URLs in strings
     assert not re.search(r'(src|href)="https?://', markup) and len(html) > 10_000
+    assert ABOUT_TITLE not in markup, "a reader's report shows a passage about the published measurements"
+    assert "{ref}" not in markup and "{doc}" not in markup
     assert (out / f"{chapter}.ipynb").exists()

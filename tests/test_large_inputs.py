@@ -212,7 +212,11 @@ def check_bounded(shown: list) -> None:
 
 
 def notes(shown: list) -> list[str]:
-    return [obj.text for obj in shown if isinstance(obj, aggregate.AggregationNote) and obj]
+    from mqperf.present.results import Text
+
+    # Chapters on the Results shape say it as a computed passage rather than an AggregationNote.
+    return [obj.text for obj in shown if isinstance(obj, aggregate.AggregationNote) and obj] + [
+        obj.markdown for obj in shown if isinstance(obj, Text) and obj.markdown.startswith("Your file's ")]
 
 
 @pytest.mark.parametrize("chapter", list(CHAPTERS))
@@ -234,25 +238,27 @@ def test_chapter_accepts_many_interval_rows(chapter, tmp_path):
 
 
 def test_nativeha_without_series_is_one_averaged_series(tmp_path):
-    from mqperf.analysis import log_storage
+    from mqperf import chapters, parameters
 
     frame, _, _ = nativeha()
     path = tmp_path / "amqsrua.csv"
     frame.drop(columns="series").to_csv(path, index=False)
-    stats = log_storage.load_log_stats(str(path))
+    r = chapters.module("nativeha_storage").analyse(
+        parameters.effective("nativeha_storage", str(path), parameters.run_overrides("nativeha_storage", str(path))).values)
+    stats = r.points
     assert list(stats["series"]) == ["your data"] and int(stats["n"].iloc[0]) == ROWS
     assert stats["write_latency_us"].iloc[0] == pytest.approx(frame["write_latency_us"].mean())
-    assert f"Your file's {ROWS:,} rows were averaged into 1 point" in log_storage.aggregation_note(stats).text
+    assert f"Your file's {ROWS:,} rows were averaged into 1 point" in r.sentences()["aggregation"]
 
 
 def test_small_files_are_not_aggregated_and_say_nothing(tmp_path):
-    from mqperf.analysis import scaling
+    from mqperf.chapters import preflight
 
     path = tmp_path / "small.csv"
     pd.DataFrame({"tasks": [1, 2, 3, 4], "rate_msg_s": [100.0, 180.0, 240.0, 280.0]}).to_csv(path, index=False)
-    points = scaling.load_points(str(path))
-    assert len(points) == 4 and "n" not in points
-    assert not scaling.aggregation_note(points)
+    r = preflight("kafka_task_scaling", path, {})
+    assert len(r.points) == 4 and "n" not in r.points
+    assert r["aggregation"] is None
 
 
 def test_means_keep_count_and_spread():
@@ -265,16 +271,15 @@ def test_means_keep_count_and_spread():
 
 
 def test_fit_through_means_counts_distinct_tasks_not_rows(tmp_path):
-    from mqperf.analysis import scaling
+    from mqperf.chapters import preflight
 
     frame, _, _ = task_scaling()
     path = tmp_path / "big.csv"
     frame.to_csv(path, index=False)
-    points = scaling.load_points(str(path))
-    fits = scaling.fit_series(points)
+    fits = preflight("kafka_task_scaling", path, {})["fits"].frame
     # 8 distinct tasks values, 3 USL parameters: 5 residual degrees of freedom per series.
-    assert [f.result.df_resid for f in fits] == [5, 5]
-    assert [f.n_points for f in fits] == [8, 8]
+    assert list(fits["residual df"]) == [5, 5]
+    assert list(fits["points"]) == [8, 8]
 
 
 def test_show_truncates_long_tables_deterministically():

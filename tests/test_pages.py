@@ -58,6 +58,11 @@ def _chapter_texts():
             texts[path.stem] = "\n".join("".join(c["source"]) for c in nb["cells"])
         elif path.suffix == ".md":
             texts[path.stem] = path.read_text()
+    # A chapter's errata links may live in its module's about-passages (shown on the book's data).
+    for path in sorted((ROOT / "src" / "mqperf" / "chapters").glob("*.py")):
+        stem = path.stem.lstrip("_")
+        name = next((c for c in texts if stem.startswith(c)), stem)
+        texts[name] = texts.get(name, "") + "\n" + path.read_text(encoding="utf-8")
     return texts
 
 

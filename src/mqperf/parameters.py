@@ -423,9 +423,6 @@ def reader_defaults(chapter: str) -> tuple[dict, str]:
     decl, values = declarations(chapter), defaults(chapter)
     out = {name: "" for name, d in decl.items()
            if name != DATA_PARAMETER and isinstance(d, DataFile) and d.optional and values.get(name)}
-    # Transitional: notebooks' metadata carried these before chapter modules did.
-    nb = json.loads((chapters_dir() / f"{chapter}.ipynb").read_text(encoding="utf-8"))
-    out.update(nb.get("metadata", {}).get("mqperf", {}).get("reader_parameters", {}))
     out.update(getattr(mod, "READER_DEFAULTS", {}))
     return out, DATA_PARAMETER
 

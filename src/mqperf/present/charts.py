@@ -35,7 +35,9 @@ def _theme() -> alt.theme.ThemeConfig:
         "config": {
             "view": {"continuousWidth": 520, "continuousHeight": 300, "stroke": None},
             "font": "DejaVu Sans, Helvetica, Arial, sans-serif",
-            "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridColor": "#e6e6e6"},
+            # Labels closer than 6 px are dropped (greedy), so dense ticks never print "280300".
+            "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridColor": "#e6e6e6",
+                     "labelOverlap": "greedy", "labelSeparation": 6},
             "legend": {"labelFontSize": 12, "titleFontSize": 12, "orient": "bottom", "labelLimit": 360, "columns": 2},
             "title": {"fontSize": 15, "anchor": "start"},
             "range": {"category": PALETTE},

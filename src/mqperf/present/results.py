@@ -59,6 +59,8 @@ class Results:
     cards: list = field(default_factory=list)
     #: The points the chapter fitted (after any averaging), for ``mqperf check`` to summarise.
     points: object = None
+    #: Every fitted result by name (series -> FitResult), for tests that hold sentences to fits.
+    fit_results: dict = field(default_factory=dict)
 
     # -- adding ----------------------------------------------------------------------------
     def text(self, key: str, *paragraphs: str | None) -> None:

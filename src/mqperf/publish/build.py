@@ -346,10 +346,28 @@ def render_html(*, strict: bool = False, echo=print) -> Path:
     for line in warnings[:20]:
         echo(f"  {line}")
     built = staging / "_build" / "html"
+    _sync_static(root / "_static", built / "_static")
     target = root / "_build" / "html"
     _swap_dir(built, target)
     echo(f"  html      rendered in {time.perf_counter() - start:.1f} s -> {target.relative_to(root)}/index.html")
     return target
+
+
+def _sync_static(source: Path, built: Path) -> None:
+    """Copy the book's own static files over the built ones.
+
+    Sphinx (7.4+) neither overwrites a static file already in the output of an incremental
+    build nor copies at all when no page changed, so an edited stylesheet would never reach
+    the book without this.
+    """
+    if not source.is_dir():
+        return
+    for path in source.rglob("*"):
+        if path.is_file():
+            copy = built / path.relative_to(source)
+            if not copy.is_file() or copy.read_bytes() != path.read_bytes():
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, copy)
 
 
 def _swap_dir(source: Path, target: Path) -> None:

@@ -288,23 +288,26 @@ def contracts() -> str:
         if not chapter.contract:
             continue
         main = CONTRACTS[chapter.name]
-        out += [f"(byod-{chapter.name.replace('_', '-')})=", f"### {chapter.name}: {main['title'][0].lower() + main['title'][1:]}",
+        out += [f"(byod-{chapter.name.replace('_', '-')})=", f"### {chapter.name}: {main['title']}",
                 "", contract_table(chapter.name), ""]
         example = examples / f"{chapter.name}.csv"
         if example.is_file():
+            extras = "".join(f" -p {p.stem.split('.', 1)[1]} data/examples/{p.name}"
+                             for p in sorted(examples.glob(f"{chapter.name}.*.csv")))
             out += ["Example (`data/examples/" + example.name + "`):", "", "```text",
                     example.read_text(encoding="utf-8").rstrip("\n"), "```", "", "```bash",
-                    f".venv/bin/mqperf run {chapter.name} --data data/examples/{example.name} --out report/",
+                    f".venv/bin/mqperf run {chapter.name} --data data/examples/{example.name}{extras} --out report/",
                     "```", ""]
         if main.get("description"):
             out += [main["description"], ""]
         for other in sorted(n for n in CONTRACTS if n.startswith(chapter.name + ".")):
             param = other.split(".", 1)[1]
-            out += [f"The `{param}` parameter takes a file of its own ({CONTRACTS[other]['title'][0].lower()}"
-                    f"{CONTRACTS[other]['title'][1:]}):", "", contract_table(other), ""]
+            out += [f"The `{param}` parameter takes a file of its own ({CONTRACTS[other]['title']}):", "",
+                    contract_table(other), ""]
             extra = examples / f"{other}.csv"
             if extra.is_file():
-                out += ["```text", extra.read_text(encoding="utf-8").rstrip("\n"), "```", ""]
+                out += [f"Example (`data/examples/{extra.name}`):", "", "```text",
+                        extra.read_text(encoding="utf-8").rstrip("\n"), "```", ""]
             if CONTRACTS[other].get("description"):
                 out += [CONTRACTS[other]["description"], ""]
     return "\n".join(out)
