@@ -143,11 +143,8 @@ def test_kafka_chapter_has_charts(browser, server):
 
 
 def _report_for(chapter: str, tmp_path: Path) -> Path:
-    """Run CHAPTER on the example CSV of the Bring-your-own-data chapter; return the report."""
-    from test_byod_examples import SECTIONS, first_csv
-
-    data = tmp_path / f"{chapter}.csv"
-    data.write_text(first_csv(SECTIONS[chapter]), encoding="utf-8")
+    """Run CHAPTER on its example file (data/examples/, shown on the Bring-your-own-data page)."""
+    data = ROOT / "data" / "examples" / f"{chapter}.csv"
     out = tmp_path / "report"
     cmd = [str(Path(sys.executable).with_name("mqperf")), "run", chapter, "--data", str(data), "--out", str(out), "-q"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
