@@ -143,3 +143,25 @@ def assert_report_is_honest(results: Results, fit_results: dict | None = None) -
 def frame_to_csv(frame: pd.DataFrame, path: Path) -> Path:
     frame.to_csv(path, index=False)
     return path
+
+
+def book(chapter: str, **over) -> Results:
+    """The chapter's analysis on the book's own data (the notebook's defaults), with ``over``."""
+    from mqperf import parameters
+
+    values = parameters.defaults(chapter)
+    values.update(over)
+    return chapters.module(chapter).analyse(values)
+
+
+def table(results: Results, key: str) -> pd.DataFrame:
+    """The frame of table ``key`` (failing when the section is a sentence instead)."""
+    item = results.show(key)
+    assert isinstance(item, Table), f"{key} is {item!r}"
+    return item.frame
+
+
+def write(tmp_path: Path, frame: pd.DataFrame, name: str) -> str:
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return str(path)

@@ -7,34 +7,26 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mqperf import parameters
 from mqperf.chapters import _kafka_idle_trickle_parts as parts
 from mqperf.chapters import kafka_idle_trickle as chapter
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing
-from mqperf.present.tables import Table
 
+import props
 from props import run
 
 CH = "kafka_idle_trickle"
 
 
 def write(tmp_path, frame, name="idle.csv"):
-    path = tmp_path / name
-    frame.to_csv(path, index=False)
-    return str(path)
+    return props.write(tmp_path, frame, name)
 
 
 def book(**over):
-    p = parameters.defaults(CH)
-    p.update(over)
-    return chapter.analyse(p)
+    return props.book(CH, **over)
 
 
-def frame(results, key):
-    item = results.show(key)
-    assert isinstance(item, Table), f"{key} is {item!r}"
-    return item.frame
+frame = props.table
 
 
 def test_book_idle_rows_and_line_by_hand():

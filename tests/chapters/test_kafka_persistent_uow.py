@@ -8,15 +8,14 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from mqperf import parameters
 from mqperf.chapters import _kafka_persistent_uow_log as logs
 from mqperf.chapters import _kafka_persistent_uow_parts as parts
 from mqperf.chapters import kafka_persistent_uow as chapter
 from mqperf.data import views
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing, Text
-from mqperf.present.tables import Table
 
+import props
 from props import run
 
 CH = "kafka_persistent_uow"
@@ -28,21 +27,14 @@ def synthetic(t_c=2e-3, t_m=40e-6, batches=(1, 5, 20, 100), series="synthetic"):
 
 
 def write(tmp_path, frame, name="uow.csv"):
-    path = tmp_path / name
-    frame.to_csv(path, index=False)
-    return str(path)
+    return props.write(tmp_path, frame, name)
 
 
 def book(**over):
-    p = parameters.defaults(CH)
-    p.update(over)
-    return chapter.analyse(p)
+    return props.book(CH, **over)
 
 
-def frame(results, key):
-    item = results.show(key)
-    assert isinstance(item, Table), f"{key} is {item!r}"
-    return item.frame
+frame = props.table
 
 
 def book_points(b_read=None):

@@ -67,3 +67,13 @@ def test_no_groups_gives_empty_frames():
     fits = FitSet([])
     assert fits.results == {} and not fits.any_intervals
     assert fits.curves(np.array([1.0])).empty and fits.parameters().empty
+
+
+def test_table_keeps_a_fitted_rows_columns_whichever_group_fails(frame):
+    order = pd.concat([frame[frame["series"] == "short"], frame[frame["series"] != "short"]], ignore_index=True)
+    fits = FitSet.fit(order, "series", fitter)
+    table = fits.table(lambda r: {"σ": r.params["sigma"], "identification": r.identification})
+    assert list(table.columns) == ["series", "points", "σ", "identification"]  # the failed group came first
+    assert table.loc[0, "identification"] == fits.failures["short"] and np.isnan(table.loc[0, "σ"])
+    assert table.loc[1, "σ"] == pytest.approx(fits["good/ü"].result.params["sigma"])
+    assert list(FitSet([]).table(lambda r: {}).columns) == ["series", "points", "identification"]

@@ -86,3 +86,7 @@ def test_not_supported_is_one_capitalised_sentence():
 @pytest.mark.parametrize("value,limit,expected", [(9.0, 8.0, True), (8.0, 8.0, False)])
 def test_extrapolation(value, limit, expected):
     assert (prose.extrapolation(value, limit, "The answer") is not None) == expected
+
+
+def test_not_fitted_quotes_the_series_and_the_models_reason():
+    assert prose.not_fitted("a/b", "the USL needs 3 points.") == "“a/b” is not fitted: the USL needs 3 points."

@@ -105,28 +105,22 @@ def max_tasks(r) -> int:
 
 
 def fit_table(fits: FitSet) -> pd.DataFrame:
-    rows = []
-    for f in fits:
-        row = {"series": f.group, "points": f.nobs}
-        if f.ok:
-            r = f.result
-            ci = r.conf_int()
-            row.update({"base (CPU s/h)": base(r), "per task (CPU s/h)": per_task(r),
-                        "per task, 95 % lower": float(ci.loc["tasks", "lower"]),
-                        "per task, 95 % upper": float(ci.loc["tasks", "upper"]),
-                        "at 1 task (CPU s/h)": float(cpu_at(r, 1)[0]), "largest tasks.max measured": max_tasks(r),
-                        "residual df": r.df_resid, "identification": r.identification})
-        else:
-            row["identification"] = f.reason
-        rows.append(row)
-    return pd.DataFrame(rows).reindex(columns=list(max(rows, key=len)))
+    def columns(r) -> dict:
+        ci = r.conf_int()
+        return {"base (CPU s/h)": base(r), "per task (CPU s/h)": per_task(r),
+                "per task, 95 % lower": float(ci.loc["tasks", "lower"]),
+                "per task, 95 % upper": float(ci.loc["tasks", "upper"]),
+                "at 1 task (CPU s/h)": float(cpu_at(r, 1)[0]), "largest tasks.max measured": max_tasks(r),
+                "residual df": r.df_resid, "identification": r.identification}
+
+    return fits.table(columns)
 
 
 def fit_sentences(fits: FitSet) -> list[str]:
     out = []
     for f in fits:
         if not f.ok:
-            out.append(f"{prose.quoted(f.group)} is not fitted: {f.reason}.")
+            out.append(prose.not_fitted(f.group, f.reason))
             continue
         r = f.result
         sign = "adds" if per_task(r) >= 0 else "removes"

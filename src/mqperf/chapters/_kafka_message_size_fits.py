@@ -82,19 +82,13 @@ def fit_all(pts: pd.DataFrame, **identity) -> FitSet:
 
 def fits_table(fits: FitSet) -> pd.DataFrame:
     """One row per series: a (µs), B (MB/s), half-size and 90 % size (KB), 1/a, fit quality."""
-    rows = []
-    for f in fits:
-        row = {"series": f.group, "sizes": f.nobs}
-        if f.ok:
-            r = f.result
-            row.update({"fixed time a (µs per msg)": r.a * 1e6, "bandwidth B (MB/s)": r.bandwidth / MB,
-                        "half-size (KB)": r.s_half() / KB, "size for 90 % of B (KB)": r.size_for_fraction(0.9) / KB,
-                        "rate limit 1/a (msg/s)": 1 / r.a if r.a > 0 else np.nan, "residual df": r.df_resid,
-                        "largest miss (%)": worst_miss(r), "identification": r.identification})
-        else:
-            row["identification"] = f.reason
-        rows.append(row)
-    return pd.DataFrame(rows)
+    def columns(r) -> dict:
+        return {"fixed time a (µs per msg)": r.a * 1e6, "bandwidth B (MB/s)": r.bandwidth / MB,
+                "half-size (KB)": r.s_half() / KB, "size for 90 % of B (KB)": r.size_for_fraction(0.9) / KB,
+                "rate limit 1/a (msg/s)": 1 / r.a if r.a > 0 else np.nan, "residual df": r.df_resid,
+                "largest miss (%)": worst_miss(r), "identification": r.identification}
+
+    return fits.table(columns, count="sizes")
 
 
 def worst_miss(result) -> float:

@@ -41,28 +41,20 @@ def fit_log(log: pd.DataFrame | None, src) -> FitSet | None:
 
 
 def log_table(fits: FitSet) -> pd.DataFrame:
-    rows = []
-    for f in fits:
-        row = {"operation": f.group, "points": f.nobs}
-        if f.ok:
-            r = f.result
-            row.update({"bytes per message l_m": r.l_m, "bytes per commit l_c": r.l_c,
-                        "bytes per message at 1 per commit": r.l_m + r.l_c,
-                        "msgs per commit within 10 % of l_m": r.batch_for_excess(0.1) if r.l_m > 0 else math.nan,
-                        "residual df": r.df_resid, "identification": r.identification})
-        else:
-            row["identification"] = f.reason
-        rows.append(row)
-    cols = ["operation", "points", "bytes per message l_m", "bytes per commit l_c", "bytes per message at 1 per commit",
-            "msgs per commit within 10 % of l_m", "residual df", "identification"]
-    return pd.DataFrame(rows).reindex(columns=[c for c in cols if any(c in row for row in rows)])
+    def columns(r) -> dict:
+        return {"bytes per message l_m": r.l_m, "bytes per commit l_c": r.l_c,
+                "bytes per message at 1 per commit": r.l_m + r.l_c,
+                "msgs per commit within 10 % of l_m": r.batch_for_excess(0.1) if r.l_m > 0 else math.nan,
+                "residual df": r.df_resid, "identification": r.identification}
+
+    return fits.table(columns, group="operation")
 
 
 def log_sentences(fits: FitSet) -> list[str]:
     out = []
     for f in fits:
         if not f.ok:
-            out.append(f"{prose.quoted(f.group)} is not fitted: {f.reason}.")
+            out.append(prose.not_fitted(f.group, f.reason))
             continue
         r = f.result
         within = (f"; {prose.num(r.batch_for_excess(0.1))} messages per commit bring a message within 10 % of l_m"

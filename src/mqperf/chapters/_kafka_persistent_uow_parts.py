@@ -159,7 +159,7 @@ def fit_sentences(fits: FitSet, fraction: float) -> list[str]:
     out = []
     for f in fits:
         if not f.ok:
-            out.append(f"{prose.quoted(f.group)} is not fitted: {f.reason}.")
+            out.append(prose.not_fitted(f.group, f.reason))
             continue
         r = f.result
         b_max = float(np.max(r.x))

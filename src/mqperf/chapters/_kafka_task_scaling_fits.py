@@ -120,19 +120,14 @@ def model_name(result) -> str:
 
 def fits_table(fits: FitSet) -> pd.DataFrame:
     """One row per series: model, parameters, peak and what the fit can claim."""
-    rows = []
-    for f in fits:
-        row = {"series": f.group, "points": f.nobs}
-        if f.ok:
-            r = f.result
-            row.update({"model": model_name(r), "statements used": r.n_constraints, "λ (msg/s per task)": r.lam,
-                        "σ": r.sigma, "κ": r.kappa, "peak at (tasks)": _finite(r.peak_n()),
-                        "peak or limit (msg/s)": _finite(r.peak_x()), "residual df": r.df_resid,
-                        "identification": r.identification})
-        else:
-            row.update({"model": "none", "identification": f.reason})
-        rows.append(row)
-    return pd.DataFrame(rows)
+    def columns(r) -> dict:
+        return {"model": model_name(r), "statements used": r.n_constraints, "λ (msg/s per task)": r.lam,
+                "σ": r.sigma, "κ": r.kappa, "peak at (tasks)": _finite(r.peak_n()),
+                "peak or limit (msg/s)": _finite(r.peak_x()), "residual df": r.df_resid,
+                "identification": r.identification}
+
+    table = fits.table(columns)
+    return table.assign(model=table["model"].fillna("none"))
 
 
 def parameter_table(fits: FitSet) -> pd.DataFrame:

@@ -104,6 +104,21 @@ class FitSet(Sequence):
             rows.append(row)
         return pd.DataFrame(rows)
 
+    def table(self, columns: Callable[[FitResult], dict], *, group: str = "series", count: str = "points") -> pd.DataFrame:
+        """One row per group: ``columns(result)`` for a fit, the reason in ``identification`` for a failure.
+
+        Columns come in the order of a fitted row (a failed group leaves them empty), so a
+        chapter's fits table has the same shape whichever group comes first.
+        """
+        rows = []
+        for f in self._fits:
+            row = {group: f.group, count: f.nobs}
+            row.update(columns(f.result) if f.ok else {"identification": f.reason})
+            rows.append(row)
+        if not rows:
+            return pd.DataFrame(columns=[group, count, "identification"])
+        return pd.DataFrame(rows).reindex(columns=list(max(rows, key=len)))
+
     def parameters(self, group: str = "series", alpha: float = 0.05) -> pd.DataFrame:
         """One row per group and parameter: estimate, standard error and interval (NaN where none)."""
         rows = []

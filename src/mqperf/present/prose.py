@@ -134,6 +134,11 @@ def _series_phrase(names: Sequence[str], verb: bool = True) -> str:
     return f"The fit of {names[0]} has" if len(names) == 1 else f"The fits of {listing(names)} have"
 
 
+def not_fitted(group: str, reason: str) -> str:
+    """The sentence for a series that has no fit, with the model's own reason."""
+    return f"{quoted(group)} is not fitted: {reason.rstrip('.')}."
+
+
 def usl_reading(series: str, result, *, measured_max_n: float, unit: str = "msg/s") -> list[str]:
     """The Universal Scalability Law's parameters of one fit, read as statements.
 
