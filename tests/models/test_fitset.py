@@ -77,3 +77,14 @@ def test_table_keeps_a_fitted_rows_columns_whichever_group_fails(frame):
     assert table.loc[0, "identification"] == fits.failures["short"] and np.isnan(table.loc[0, "σ"])
     assert table.loc[1, "σ"] == pytest.approx(fits["good/ü"].result.params["sigma"])
     assert list(FitSet([]).table(lambda r: {}).columns) == ["series", "points", "identification"]
+
+
+def test_mape_is_undefined_when_a_measured_value_is_zero():
+    from mqperf.models._base import FitResult
+
+    line = FitResult(model="line", formula="y = b x", params=pd.Series({"b": 1.0}), cov=None,
+                     x=np.array([0.0, 1.0, 2.0]), y=np.array([0.0, 1.1, 1.9]), fn=lambda x, b: b * x)
+    assert np.isnan(line.mape)  # no percentage of a measured 0 exists
+    nonzero = FitResult(model="line", formula="y = b x", params=pd.Series({"b": 1.0}), cov=None,
+                        x=np.array([1.0, 2.0]), y=np.array([1.1, 1.9]), fn=lambda x, b: b * x)
+    assert nonzero.mape == pytest.approx((0.1 / 1.1 + 0.1 / 1.9) / 2 * 100)

@@ -160,7 +160,10 @@ class FitResult:
 
     @property
     def mape(self) -> float:
-        """Mean absolute percentage error of the fitted values, in percent."""
+        """Mean absolute percentage error of the fitted values, in percent; NaN (undefined) when a
+        measured value is 0, since no percentage of 0 exists."""
+        if np.any(self.y == 0):
+            return math.nan
         return float(np.mean(np.abs(self.resid / self.y)) * 100)
 
     # -- uncertainty -----------------------------------------------------------------------
