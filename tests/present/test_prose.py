@@ -90,3 +90,11 @@ def test_extrapolation(value, limit, expected):
 
 def test_not_fitted_quotes_the_series_and_the_models_reason():
     assert prose.not_fitted("a/b", "the USL needs 3 points.") == "“a/b” is not fitted: the USL needs 3 points."
+
+
+def test_per_fit_gives_each_group_a_sentence_or_its_reason():
+    from mqperf.models.fitset import Fit
+
+    fits = [Fit("a", 5, result=usl_fit(0.1, 0.01)), Fit("b", 1, reason="the USL needs 3 points")]
+    assert prose.per_fit(fits, lambda group, r: f"{group}: σ {prose.num(r.params['sigma'])}") == [
+        "a: σ 0.1", "“b” is not fitted: the USL needs 3 points."]

@@ -117,15 +117,12 @@ def fit_table(fits: FitSet) -> pd.DataFrame:
 
 
 def fit_sentences(fits: FitSet) -> list[str]:
-    out = []
-    for f in fits:
-        if not f.ok:
-            out.append(prose.not_fitted(f.group, f.reason))
-            continue
-        r = f.result
+    def line(group, r) -> str:
         sign = "adds" if per_task(r) >= 0 else "removes"
-        out.append(f"An idle {prose.quoted(f.group)} costs {prose.num(base(r), unit='CPU s/h')} before any task, "
-                   f"and each task {sign} {prose.num(abs(per_task(r)), unit='CPU s/h')}.")
+        return (f"An idle {prose.quoted(group)} costs {prose.num(base(r), unit='CPU s/h')} before any task, "
+                f"and each task {sign} {prose.num(abs(per_task(r)), unit='CPU s/h')}.")
+
+    out = prose.per_fit(fits, line)
     res = fits.results
     if len(res) >= 2:
         hi = max(res, key=lambda s: base(res[s]))

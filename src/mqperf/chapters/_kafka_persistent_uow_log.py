@@ -51,17 +51,13 @@ def log_table(fits: FitSet) -> pd.DataFrame:
 
 
 def log_sentences(fits: FitSet) -> list[str]:
-    out = []
-    for f in fits:
-        if not f.ok:
-            out.append(prose.not_fitted(f.group, f.reason))
-            continue
-        r = f.result
+    def line(group, r) -> str:
         within = (f"; {prose.num(r.batch_for_excess(0.1))} messages per commit bring a message within 10 % of l_m"
                   if r.l_m > 0 else "; l_m is 0, so every byte is per commit")
-        out.append(f"{prose.quoted(f.group)} logs {prose.num(r.l_m)} bytes per message and {prose.num(r.l_c)} bytes "
-                   f"per commit{within}.")
-    return out
+        return (f"{prose.quoted(group)} logs {prose.num(r.l_m)} bytes per message and {prose.num(r.l_c)} bytes "
+                f"per commit{within}.")
+
+    return prose.per_fit(fits, line)
 
 
 def mixed_fit(log: pd.DataFrame):

@@ -156,28 +156,21 @@ def parameter_table(fits: FitSet) -> pd.DataFrame | None:
 
 
 def fit_sentences(fits: FitSet, fraction: float) -> list[str]:
-    out = []
-    for f in fits:
-        if not f.ok:
-            out.append(prose.not_fitted(f.group, f.reason))
-            continue
-        r = f.result
+    def line(group, r) -> str:
         b_max = float(np.max(r.x))
         if r.t_m <= 0:
-            out.append(f"In {prose.quoted(f.group)} a commit takes {prose.num(r.t_c * 1e6, unit='µs')} and the time "
-                       "per message is 0: the rate grows in proportion to the unit of work, with no asymptote.")
-            continue
+            return (f"In {prose.quoted(group)} a commit takes {prose.num(r.t_c * 1e6, unit='µs')} and the time "
+                    "per message is 0: the rate grows in proportion to the unit of work, with no asymptote.")
         if r.t_c <= 0:
-            out.append(f"In {prose.quoted(f.group)} the commit time is 0: the rate does not depend on the unit of "
-                       f"work, {prose.num(_x_max(r), unit='msg/s')} at any size.")
-            continue
-        out.append(
-            f"In {prose.quoted(f.group)} a commit takes {prose.num(r.t_c * 1e6, unit='µs')} and a message "
-            f"{prose.num(r.t_m * 1e6, unit='µs')}: the rate approaches X∞ = {prose.num(_x_max(r), unit='msg/s')}, "
-            f"reaches {_fraction_label(fraction)} of it at {prose.num(_b_for(r, fraction))} messages per commit, "
-            f"and the largest measured unit of work ({prose.num(b_max)} messages) reaches "
-            f"{prose.pct(float(r.predict([b_max])[0]) * r.t_m * 100)} of it.")
-    return out
+            return (f"In {prose.quoted(group)} the commit time is 0: the rate does not depend on the unit of "
+                    f"work, {prose.num(_x_max(r), unit='msg/s')} at any size.")
+        return (f"In {prose.quoted(group)} a commit takes {prose.num(r.t_c * 1e6, unit='µs')} and a message "
+                f"{prose.num(r.t_m * 1e6, unit='µs')}: the rate approaches X∞ = {prose.num(_x_max(r), unit='msg/s')}, "
+                f"reaches {_fraction_label(fraction)} of it at {prose.num(_b_for(r, fraction))} messages per commit, "
+                f"and the largest measured unit of work ({prose.num(b_max)} messages) reaches "
+                f"{prose.pct(float(r.predict([b_max])[0]) * r.t_m * 100)} of it.")
+
+    return prose.per_fit(fits, line)
 
 
 # -- readings of ranged points ---------------------------------------------------------------------------

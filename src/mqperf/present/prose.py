@@ -139,6 +139,12 @@ def not_fitted(group: str, reason: str) -> str:
     return f"{quoted(group)} is not fitted: {reason.rstrip('.')}."
 
 
+def per_fit(fits, sentence) -> list[str]:
+    """One sentence per group of a set of fits: ``sentence(group, result)`` for a fit, the
+    model's reason for a group that has none (:func:`not_fitted`)."""
+    return [sentence(f.group, f.result) if f.ok else not_fitted(f.group, f.reason) for f in fits]
+
+
 def usl_reading(series: str, result, *, measured_max_n: float, unit: str = "msg/s") -> list[str]:
     """The Universal Scalability Law's parameters of one fit, read as statements.
 
