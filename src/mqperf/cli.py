@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
                                    "lock file) with papermill in parallel, then render _build/html with Jupyter Book. "
                                    "A failed run leaves the committed notebooks and _build/html as they were.")
     b.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors (-W -n --keep-going)")
-    b.add_argument("--force", action="store_true", help="re-execute every chapter even if its inputs are unchanged")
+    b.add_argument("--force", action="store_true", help="re-execute every chapter and re-render the HTML even if their inputs are unchanged")
     b.add_argument("--jobs", "-j", type=int, default=None, help="parallel chapter executions (default: CPU count)")
     b.add_argument("--only", nargs="+", metavar="CHAPTER", help="execute only these chapters")
     b.add_argument("--no-html", action="store_true", help="execute chapters only; skip the HTML build")

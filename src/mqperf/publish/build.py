@@ -324,12 +324,22 @@ def execute_chapters(chapters: list[Chapter], *, force: bool = False, jobs: int 
 
 # -- HTML ----------------------------------------------------------------------------------------
 
-def render_html(*, strict: bool = False, echo=print) -> Path:
-    """Jupyter Book build into .cache/jb, then swap into _build/html. Returns the HTML dir."""
+def render_html(*, strict: bool = False, force: bool = False, echo=print) -> Path:
+    """Jupyter Book build into .cache/jb, then swap into _build/html. Returns the HTML dir.
+
+    Nothing is rendered when the inputs (:func:`html_inputs_hash`) are those of the last render,
+    unless ``strict`` (warnings checked) or ``force``.
+    """
     from mqperf.publish import pages
 
     root = book_root()
     pages.write_all()
+    target = root / "_build" / "html"
+    stamp = target / HTML_STAMP
+    inputs = html_inputs_hash(root)
+    if not (strict or force) and stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == inputs:
+        echo("  html      unchanged: no page, notebook, dataset, card or setting changed since the last render")
+        return target
     staging = root / ".cache" / "jb"
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(root), "--path-output", str(staging), "--builder", "html"]
     if strict:
@@ -347,10 +357,33 @@ def render_html(*, strict: bool = False, echo=print) -> Path:
         echo(f"  {line}")
     built = staging / "_build" / "html"
     _sync_static(root / "_static", built / "_static")
-    target = root / "_build" / "html"
+    (built / HTML_STAMP).write_text(inputs + "\n", encoding="utf-8")
     _swap_dir(built, target)
     echo(f"  html      rendered in {time.perf_counter() - start:.1f} s -> {target.relative_to(root)}/index.html")
     return target
+
+
+#: In the rendered HTML folder: the hash of everything the render read (see html_inputs_hash).
+HTML_STAMP = ".mqperf-html-inputs"
+
+# What Jupyter Book reads to render the book: pages and notebooks, the data (the catalog page),
+# the model cards (their page), static files, the configuration, and the code that renders.
+_HTML_INPUTS = ("_config.yml", "_toc.yml", "requirements.lock", "chapters", "data", "models", "_static")
+
+
+def html_inputs_hash(root: Path) -> str:
+    """Hash of every file the HTML render depends on, so an unchanged book renders nothing."""
+    parts = []
+    for name in _HTML_INPUTS:
+        path = root / name
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else ([path] if path.is_file() else [])
+        for f in files:
+            if any(part.startswith(".") for part in f.relative_to(root).parts):
+                continue  # a notebook being executed, editor files: not what the book shows
+            parts += [str(f.relative_to(root)).encode(), f.read_bytes()]
+    for f in sorted((package_dir() / "publish").rglob("*.py")):
+        parts += [str(f.relative_to(package_dir())).encode(), f.read_bytes()]
+    return _sha(*parts)
 
 
 def _sync_static(source: Path, built: Path) -> None:
@@ -404,7 +437,7 @@ def build(*, strict: bool = False, force: bool = False, jobs: int | None = None,
         return 2 if bad_input else 1
     if html:
         try:
-            render_html(strict=strict, echo=echo)
+            render_html(strict=strict, force=force, echo=echo)
         except RuntimeError as exc:
             echo(str(exc))
             return 1
