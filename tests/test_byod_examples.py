@@ -59,4 +59,5 @@ def test_example_runs(tmp_path, chapter):
     assert not re.search(r'(src|href)="https?://', markup) and len(html) > 10_000
     assert ABOUT_TITLE not in markup, "a reader's report shows a passage about the published measurements"
     assert "{ref}" not in markup and "{doc}" not in markup
+    assert "Traceback" not in markup
     assert (out / f"{chapter}.ipynb").exists()

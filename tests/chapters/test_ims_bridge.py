@@ -155,18 +155,3 @@ def test_reader_file_without_cf_says_so(tmp_path):
     assert isinstance(r["cf"], Missing) and "cf_busy_pct" in r["cf"].why
     assert isinstance(r["holdout"], Missing) and isinstance(r["leave_one_out"], Missing)
     assert "usl" not in {m for _, m in f.results(f.fit_all(r.points))}
-
-
-@pytest.mark.slow
-def test_mqperf_run_on_the_example_reads_as_a_report_of_that_data(root, tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    mqperf = str(Path(sys.executable).with_name("mqperf"))
-    done = subprocess.run([mqperf, "run", "ims_bridge", "--data", str(root / "data" / "examples" / "ims_bridge.csv"),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    page = (tmp_path / "out" / "ims_bridge.html").read_text(encoding="utf-8")
-    assert "About the published measurements" not in page and "{ref}" not in page
-    assert "Traceback" not in page and "OTMA bridge after tuning" in page

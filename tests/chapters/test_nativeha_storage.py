@@ -177,18 +177,3 @@ def test_reader_file_needs_the_latency(tmp_path):
     pd.DataFrame({"write_size_bytes": [4096], "physical_bytes_s": [1000]}).to_csv(path, index=False)
     with pytest.raises(DataError, match="write_latency_us"):
         props.run("nativeha_storage", path)
-
-
-@pytest.mark.slow
-def test_mqperf_run_on_the_example_reads_as_a_report_of_that_data(root, tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    mqperf = str(Path(sys.executable).with_name("mqperf"))
-    done = subprocess.run([mqperf, "run", "nativeha_storage", "--data", str(root / "data" / "examples" / "nativeha_storage.csv"),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    page = (tmp_path / "out" / "nativeha_storage.html").read_text(encoding="utf-8")
-    assert "About the published measurements" not in page and "{ref}" not in page
-    assert "Traceback" not in page and "closer to the quorum rule" in page
