@@ -26,10 +26,20 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from mqperf.errors import ModelError
 from mqperf.present import numbers
+
+
+def t_quantile(q: float, df: float) -> float:
+    """Student-t quantile: what ``scipy.stats.t.ppf(q, df)`` returns, computed by the same function.
+
+    ``scipy.stats`` costs a second to import and every model imports this module; the quantile
+    is one call into ``scipy.special``.
+    """
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, q))
 
 #: Significant digits kept in summaries and model cards: enough for any planning use, few
 #: enough that the last float digit never differs between machines (nbval compares them).
@@ -190,7 +200,7 @@ class FitResult:
         if self.df_resid <= 0:
             lower = upper = pd.Series(np.nan, index=self.params.index)
         else:
-            q = stats.t.ppf(1 - alpha / 2, self.df_resid)
+            q = t_quantile(1 - alpha / 2, self.df_resid)
             lower, upper = self.params - q * self.bse, self.params + q * self.bse
         return pd.DataFrame({"lower": lower, "upper": upper})
 
@@ -228,7 +238,7 @@ class FitResult:
         cov[fixed, :] = 0.0
         cov[:, fixed] = 0.0
         se = np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad))
-        q = stats.t.ppf(1 - alpha / 2, self.df_resid)
+        q = t_quantile(1 - alpha / 2, self.df_resid)
         return pd.DataFrame({"x": x, "fit": fit, "lower": fit - q * se, "upper": fit + q * se})
 
     def summary(self, alpha: float = 0.05) -> pd.DataFrame:
