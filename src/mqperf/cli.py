@@ -246,40 +246,39 @@ def _run(args) -> int:
     # chapter) is answered before the notebooks are even read.
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
 
-    from mqperf import chapters
+    from mqperf.paths import chapters_dir
+    from mqperf.publish import engine
+
+    # The kernel starts now and imports what chapters need while this process checks the data,
+    # so a good run pays for the imports once, in parallel; on bad input (answered before any
+    # notebook runs) it is stopped.
+    kernel = engine.Kernel(chapters_dir())
+    with kernel:
+        return _run_in(args, given, kernel)
+
+
+def _run_in(args, given: dict, kernel) -> int:
+    from mqperf import chapters, parameters
     from mqperf.publish import build as book
-    from mqperf.publish import outdir
+    from mqperf.publish import outdir, runner
 
     chapter = book.find(args.chapter)
     if not chapter.contract or not chapter.data_parameter:
         raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
     source = Path(args.data)
     params = parameters.run_overrides(chapter.name, str(source), given)
-    # Everything below, up to the kernel, takes well under a second: bad input never waits.
     outdir.recover(args.out)
     data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
     target = outdir.inspect(args.out, data_files=[source, *data_files])
-    chapters.preflight(chapter.name, source, params)
-
     say = (lambda *_: None) if args.quiet else print
     start = time.perf_counter()
+    chapters.preflight(chapter.name, source, params)
     with outdir.staging(target) as stage:
-        params["cards_dir"] = str(stage / "models")
         say(f"mqperf run: {chapter.name} on {source} ...")
-        nb_path = stage / f"{chapter.name}.ipynb"
-        status = _execute(chapter, nb_path, params)
-        if status != EXIT_OK:
-            return status
-        import nbformat
-
-        from mqperf.publish import report
-
-        nb = nbformat.read(nb_path, as_version=4)
-        book.normalise(nb)
-        _point_at_out(nb, stage, target.path)
-        nbformat.write(nb, nb_path)
-        report.write_report(nb_path, stage / f"{chapter.name}.html", title=chapter.title,
-                            subtitle=f"{chapter.title}: run on {source.name} with mqperf {__version__}")
+        try:
+            runner.write_report(chapter, source, params, stage, kernel, out=target.path)
+        except runner.ChapterFailed as failure:
+            return _chapter_failed(failure)
         outdir.publish(stage, target, chapter=chapter.name, version=__version__, data=source.name)
     out = target.path
     say(f"  executed in {time.perf_counter() - start:.1f} s")
@@ -288,59 +287,19 @@ def _run(args) -> int:
     return EXIT_OK
 
 
-def _point_at_out(nb, stage: Path, out: Path) -> None:
-    """Name DIR, not the staging folder that is gone after the swap, in the injected parameters."""
-    for cell in nb.cells:
-        if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
-            cell.source = cell.source.replace(str(stage), str(out))
-
-
-def _execute(chapter, nb_path: Path, params: dict) -> int:
-    """Execute the chapter; a failure is one line (exit 2 for bad input, else 1 and a log)."""
-    from mqperf.publish import build as book
-
-    # The kernel's own stderr (tracebacks of a dying kernel) goes to a file, never the terminal.
-    with tempfile.TemporaryFile() as captured:
-        sys.stderr.flush()
-        saved = os.dup(2)
-        os.dup2(captured.fileno(), 2)
-        try:
-            book.execute_notebook(chapter.path, nb_path, parameters=params, cwd=chapter.path.parent)
-            return EXIT_OK
-        except Exception as exc:
-            failure = exc
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-        captured.seek(0)
-        kernel_stderr = captured.read().decode("utf-8", "replace")
-    ename, evalue = getattr(failure, "ename", None), getattr(failure, "evalue", None)
-    if ename in _BAD_INPUT_ERRORS:
-        _say_error(_one_line(evalue))
+def _chapter_failed(failure) -> int:
+    """A failed chapter is one line: exit 2 for bad input, else 1 and a log with the details."""
+    if failure.bad_input:
+        _say_error(_one_line(failure.evalue))
         return EXIT_BAD_INPUT
-    log = _write_log(failure, extra="\n--- kernel stderr ---\n" + kernel_stderr if kernel_stderr else "")
-    if isinstance(failure, OSError) and failure.errno in (errno.ENOSPC, errno.EDQUOT):
+    extra = "\n--- kernel stderr ---\n" + failure.kernel_stderr if failure.kernel_stderr else ""
+    log = _write_log(failure.cause, extra=extra)
+    if isinstance(failure.cause, OSError) and failure.cause.errno in (errno.ENOSPC, errno.EDQUOT):
         _say_error(f"no space left on the device while writing the report; nothing was published "
                    f"(details in {log})")
         return EXIT_FAILED
-    detail = f"{ename}: {evalue}" if ename else f"{type(failure).__name__}: {failure}"
-    _say_error(f"the chapter failed: {_one_line(detail)} (details in {log})")
+    _say_error(f"the chapter failed: {_one_line(str(failure))} (details in {log})")
     return EXIT_FAILED
-
-
-def _error_names() -> set[str]:
-    from mqperf import errors
-
-    found, todo = set(), [errors.MQPerfError]
-    while todo:
-        cls = todo.pop()
-        found.add(cls.__name__)
-        todo.extend(cls.__subclasses__())
-    return found
-
-
-_BAD_INPUT_ERRORS = _error_names()
 
 
 if __name__ == "__main__":

@@ -30,6 +30,12 @@ PALETTE = ["#1f5fa8", "#d1495b", "#2e933c", "#edae49", "#6a4c93", "#00798c", "#8
 _counter = itertools.count(1)
 
 
+def _reset_run_state() -> None:
+    """Number a new notebook's charts from 1 again: the ids are stored in the notebook."""
+    global _counter
+    _counter = itertools.count(1)
+
+
 def _theme() -> alt.theme.ThemeConfig:
     return {
         "config": {

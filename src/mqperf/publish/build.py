@@ -100,11 +100,13 @@ def discover() -> list[Chapter]:
 
 
 def find(name: str) -> Chapter:
-    chapters = discover()
-    for chapter in chapters:
-        if chapter.name == name:
-            return chapter
-    raise LookupError(f"no chapter named '{name}' (known: {', '.join(c.name for c in chapters)})")
+    """The chapter named ``name``, reading only its notebook (``mqperf run`` starts with this)."""
+    path = chapters_dir() / f"{name}.ipynb"
+    if "/" in name or not path.is_file():
+        known = ", ".join(c.name for c in discover())
+        raise LookupError(f"no chapter named '{name}' (known: {known})")
+    meta = nbformat.read(path, as_version=4).metadata.get("mqperf", {})
+    return Chapter(name, path, meta.get("title", name), _parameters(path), meta)
 
 
 def _parameters(path: Path) -> dict:
@@ -255,13 +257,29 @@ def normalise(nb, *, inputs: list[str] | None = None, env_hash: str | None = Non
         nb.metadata["mqperf"]["input_hash"] = input_hash(nb, env_hash)
 
 
+#: The warm kernel of this worker process (see :func:`_start_worker`).
+_KERNEL = None
+
+
+def _start_worker(cwd: str) -> None:
+    """Pool initializer: start this worker's kernel at once, so its imports overlap the others'."""
+    import multiprocessing.util
+
+    from mqperf.publish import engine
+
+    global _KERNEL
+    _KERNEL = engine.Kernel(cwd)
+    # Pool workers end without atexit handlers; multiprocessing's finalizers do run.
+    multiprocessing.util.Finalize(_KERNEL, _KERNEL.close, exitpriority=10)
+
+
 def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
-    """Worker: execute one chapter into a temp file and swap it in on success."""
+    """Worker: execute one chapter (in this worker's warm kernel) into a temp file; swap it in on success."""
     start = time.perf_counter()
     source = Path(path)
     tmp = source.with_name(f".{source.stem}.executing.ipynb")
     try:
-        _execute_with_retry(source, tmp)
+        _KERNEL.execute(source, tmp)
         nb = nbformat.read(tmp, as_version=4)
         normalise(nb, inputs=chapter_inputs(name), env_hash=env_hash)
         nbformat.write(nb, tmp)
@@ -271,23 +289,6 @@ def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
     finally:
         tmp.unlink(missing_ok=True)
     return Outcome(name, "executed", time.perf_counter() - start)
-
-
-def _execute_with_retry(source: Path, target: Path, attempts: int = 3) -> list[str]:
-    """Execute, retrying only when the kernel failed to start.
-
-    Kernels started in parallel pick free TCP ports by binding and releasing them, so two
-    can occasionally choose the same one; the loser dies before answering kernel_info.
-    That is not the chapter's fault, so it is retried; a failing cell is never retried.
-    """
-    for attempt in range(1, attempts + 1):
-        try:
-            return execute_notebook(source, target)
-        except RuntimeError as exc:
-            if "Kernel died before replying" not in str(exc) or attempt == attempts:
-                raise
-            time.sleep(0.5 * attempt)
-    raise AssertionError("unreachable")
 
 
 def _describe(exc: Exception) -> str:
@@ -310,7 +311,7 @@ def execute_chapters(chapters: list[Chapter], *, force: bool = False, jobs: int 
     if todo:
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
         echo(f"  executing {len(todo)} chapter(s) with {jobs} parallel job(s) ...")
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(str(chapters_dir()),)) as pool:
             futures = [pool.submit(_run_chapter, c.name, str(c.path), env_hash) for c in todo]
             for future in as_completed(futures):
                 out = future.result()

@@ -1,0 +1,148 @@
+"""Issue 10's speed targets, measured side by side in one run; prints figures, asserts nothing.
+
+    .venv/bin/python benchmarks/bench_speed.py            # everything but `make test`
+    .venv/bin/python benchmarks/bench_speed.py --test     # also time `make test`'s pytest run
+
+Each build figure is taken in a fresh copy of the book (``MQPERF_ROOT`` points there), so the
+working tree, its notebooks and its ``_build`` are never touched. Ratios, not absolute times,
+are the targets: they hold on a faster or slower machine alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+MQPERF = str(BIN / "mqperf")
+#: Copied into a scratch book: what the build and the render read.
+BOOK = ("_config.yml", "_toc.yml", "requirements.lock", "chapters", "data", "models", "_static", "docs",
+        "README.md")
+EXAMPLE = ROOT / "data" / "examples" / "kafka_task_scaling.csv"
+
+
+def wall(cmd, *, env=None, cwd=ROOT) -> tuple[float, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return seconds, proc.stdout + proc.stderr
+
+
+def median_wall(cmd, runs=3, **kw) -> float:
+    return statistics.median(wall(cmd, **kw)[0] for _ in range(runs))
+
+
+def scratch_book(parent: Path, name: str, *, execute: str | None = None) -> Path:
+    book = parent / name
+    for item in BOOK:
+        src = ROOT / item
+        if src.is_dir():
+            shutil.copytree(src, book / item, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+        elif src.is_file():
+            book.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, book / item)
+    if execute:
+        config = (book / "_config.yml").read_text(encoding="utf-8")
+        config = re.sub(r'execute_notebooks: *"?off"?', f'execute_notebooks: "{execute}"', config)
+        (book / "_config.yml").write_text(config, encoding="utf-8")
+    return book
+
+
+def row(what: str, figure: str, target: str, held: bool | None) -> None:
+    mark = {True: "holds", False: "MISSED", None: ""}[held]
+    print(f"  {what:<46} {figure:>22}   target {target:<28} {mark}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--test", action="store_true", help="also time the test suite (`make test`'s pytest)")
+    args = parser.parse_args()
+    print(f"issue 10 speed figures on {os.cpu_count()} cores (medians of 3 where repeated)\n")
+
+    # -- imports ---------------------------------------------------------------------------
+    from mqperf.publish import engine
+
+    imports = median_wall([sys.executable, "-c", engine.PRELOAD])
+    bare = median_wall([sys.executable, "-c", "pass"])
+    row("import everything a chapter needs", f"{imports - bare:.2f} s", "(a figure to keep)", None)
+    cli = median_wall([sys.executable, "-c", "import mqperf.cli"])
+    row("import the mqperf CLI", f"{cli - bare:.2f} s", "(a figure to keep)", None)
+
+    with tempfile.TemporaryDirectory(prefix="mqperf-bench-") as tmp:
+        tmp = Path(tmp)
+        # -- build --force against Jupyter Book's own execution ---------------------------
+        jb_book = scratch_book(tmp, "jb", execute="force")
+        jb, _ = wall([str(BIN / "jupyter-book"), "build", str(jb_book), "--builder", "html"], cwd=jb_book)
+        ours = scratch_book(tmp, "ours")
+        env = {"MQPERF_ROOT": str(ours)}
+        wall([MQPERF, "build"], env=env)  # a first render, so --force compares execution with execution
+        forced, _ = wall([MQPERF, "build", "--force"], env=env)
+        row("mqperf build --force / JB execute_notebooks: force", f"{forced:.1f} s / {jb:.1f} s = {forced / jb:.2f}x",
+            "<= 0.25x", forced / jb <= 0.25)
+        fresh_book = scratch_book(tmp, "fresh")
+        fresh, _ = wall([MQPERF, "build", "--force"], env={"MQPERF_ROOT": str(fresh_book)})
+        row("  same, from a fresh copy (HTML from nothing)", f"{fresh:.1f} s = {fresh / jb:.2f}x", "(for reference)", None)
+
+        # -- a no-change build -------------------------------------------------------------
+        nochange = median_wall([MQPERF, "build"], env=env)
+        row("no-change mqperf build (make book)", f"{nochange:.2f} s", "<= 2 s", nochange <= 2)
+
+        # -- one changed chapter ------------------------------------------------------------
+        nb_path = ours / "chapters" / "kafka_task_scaling.ipynb"
+        nb = json.loads(nb_path.read_text(encoding="utf-8"))
+        first_md = next(c for c in nb["cells"] if c["cell_type"] == "markdown")
+        first_md["source"] = "".join(first_md["source"]) + "\n\nA sentence added by the benchmark."
+        nb_path.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+        changed, out = wall([MQPERF, "build"], env=env)
+        own = float(re.search(r"executed\s+kafka_task_scaling \(([\d.]+) s\)", out).group(1))
+        row("one changed chapter: wall - its own execution", f"{changed:.1f} - {own:.1f} = {changed - own:.1f} s",
+            "<= 3 s", changed - own <= 3)
+
+        # -- mqperf run ---------------------------------------------------------------------
+        runs = []
+        for i in range(3):
+            runs.append(wall([MQPERF, "run", "kafka_task_scaling", "--data", str(EXAMPLE), "--out", str(tmp / f"run{i}"),
+                              "-q"])[0])
+        cold = statistics.median(runs)
+        row("mqperf run, cold (no warm state)", f"{cold:.2f} s", "<= 4 s", cold <= 4)
+        extra = _per_extra_dataset(tmp)
+        if extra is not None:
+            row("mqperf fleet --reports, per extra dataset", f"{extra:.2f} s", "<= 1.5 s", extra <= 1.5)
+
+    if args.test:
+        seconds, out = wall([sys.executable, "-m", "pytest", "--nbval", "tests", "chapters", "-q", "-p",
+                             "no:cacheprovider"], env={"CI": os.environ.get("CI", "")})
+        tail = out.strip().splitlines()[-1]
+        row("make test (pytest, installed venv)", f"{seconds / 60:.1f} min", "<= 4 min", seconds <= 240)
+        print(f"    {tail}")
+
+
+def _per_extra_dataset(tmp: Path) -> float | None:
+    """Per-dataset wall of reports made in one warm kernel: (5 reports - 1 report) / 4."""
+    from mqperf.publish import fleet  # noqa: F401 -- present once `mqperf fleet` is
+
+    def fleet_wall(n: int) -> float:
+        folder = tmp / f"fleet{n}"
+        folder.mkdir()
+        lines = ["id,data"] + [f"qm{i},{EXAMPLE}" for i in range(n)]
+        (folder / "manifest.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return wall([MQPERF, "fleet", str(folder / "manifest.csv"), "--chapter", "kafka_task_scaling", "--out",
+                     str(folder / "out"), "--reports", "-j", "1", "-q"])[0]
+
+    return (fleet_wall(5) - fleet_wall(1)) / 4
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""The warm kernel (mqperf.publish.engine): reused across notebooks, yet each run is a cold run's twin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from mqperf.publish import build as book
+from mqperf.publish import engine
+
+pytestmark = pytest.mark.slow
+
+
+def _notebook(path: Path, *sources: str, parameters: str | None = None) -> Path:
+    cells = []
+    if parameters is not None:
+        cells.append(new_code_cell(parameters, metadata={"tags": ["parameters"]}))
+    cells += [new_code_cell(s) for s in sources]
+    nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                            "language": "python"}})
+    nbformat.write(nb, path)
+    return path
+
+
+def _outputs(path: Path) -> list:
+    nb = nbformat.read(path, as_version=4)
+    return [(c.get("execution_count"), c.get("outputs")) for c in nb.cells if c.cell_type == "code"]
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    with engine.Kernel(tmp_path_factory.mktemp("cwd")) as k:
+        yield k
+
+
+def test_state_a_notebook_leaves_is_gone_before_the_next(kernel, tmp_path):
+    # The first notebook leaves everything a later one could see: a name, a changed folder,
+    # a warning shown once, a chart id counter moved on, a filled mqperf cache.
+    leave = _notebook(
+        tmp_path / "leave.ipynb",
+        "left_behind = 1\nimport os, warnings\nos.chdir('/')",
+        "warnings.warn('shown every run')",
+        "from mqperf.present import charts\nfrom mqperf.data import loader\n"
+        "charts.render({'a': 1}); charts.render({'a': 1}); loader.package_descriptor(); None",
+    )
+    check = _notebook(
+        tmp_path / "check.ipynb",
+        "print('left_behind' in globals(), os.getcwd() if 'os' in globals() else 'no os')",
+        "import os; print(os.getcwd())",
+        "import warnings; warnings.warn('shown every run')",
+        "from mqperf.present import charts\nprint(charts.render({'a': 1})['text/html'].split('\"')[3])",
+        "from mqperf.data import loader\nprint(loader._package_descriptor.cache_info().currsize)",
+    )
+    kernel.execute(leave, tmp_path / "leave.out.ipynb")
+    kernel.execute(leave, tmp_path / "leave.again.ipynb")
+    kernel.execute(check, tmp_path / "check.out.ipynb")
+    cells = _outputs(tmp_path / "check.out.ipynb")
+    assert [n for n, _ in cells] == [1, 2, 3, 4, 5], "execution counts start at 1 in every run"
+    texts = ["".join(o.get("text", "") for o in outs) for _, outs in cells]
+    assert texts[0].strip() == "False no os"
+    assert texts[1].strip() == str(kernel.cwd)
+    assert "shown every run" in texts[2]
+    assert texts[3].strip().endswith("-1"), f"chart ids restart at 1 in each notebook: {texts[3]!r}"
+    assert texts[4].strip() == "0"
+    # The same notebook twice in one kernel: the same bytes.
+    assert _outputs(tmp_path / "leave.out.ipynb") == _outputs(tmp_path / "leave.again.ipynb")
+
+
+def test_a_failed_notebook_gets_the_next_one_a_fresh_kernel(kernel, tmp_path):
+    import papermill
+
+    fail = _notebook(tmp_path / "fail.ipynb", "import sys; sys.modules['poisoned'] = 1", "raise ValueError('bad')")
+    check = _notebook(tmp_path / "check.ipynb", "import sys; print('poisoned' in sys.modules)")
+    with pytest.raises(papermill.PapermillExecutionError, match="bad"):
+        kernel.execute(fail, tmp_path / "fail.out.ipynb")
+    kernel.execute(check, tmp_path / "check.out.ipynb")
+    out = _outputs(tmp_path / "check.out.ipynb")[0][1][0]["text"]
+    assert out.strip() == "False"
+
+
+def test_parameters_are_injected_as_papermill_does(kernel, tmp_path):
+    nb = _notebook(tmp_path / "p.ipynb", "print(size * 2)", parameters="size = 1")
+    kernel.execute(nb, tmp_path / "p.out.ipynb", parameters={"size": 21})
+    assert _outputs(tmp_path / "p.out.ipynb")[-1][1][0]["text"].strip() == "42"
+
+
+def test_a_dead_kernel_is_replaced(kernel, tmp_path):
+    import os
+    import signal
+
+    os.kill(kernel.km.provisioner.process.pid, signal.SIGKILL)
+    nb = _notebook(tmp_path / "alive.ipynb", "print('alive')")
+    kernel.execute(nb, tmp_path / "alive.out.ipynb")
+    assert _outputs(tmp_path / "alive.out.ipynb")[0][1][0]["text"].strip() == "alive"
+
+
+@pytest.mark.parametrize("name", ["kafka_task_scaling", "zedc_compression"])
+def test_a_chapter_run_warm_after_others_equals_a_cold_run(name, tmp_path):
+    """Byte for byte: papermill's own cold kernel against a warm kernel that ran other chapters first."""
+    chapter = book.find(name)
+    cards = {"cards_dir": str(tmp_path / "cards")}
+    cold = tmp_path / "cold.ipynb"
+    book.execute_notebook(chapter.path, cold, parameters=cards, cwd=chapter.path.parent)
+    with engine.Kernel(chapter.path.parent) as k:
+        for other in ("racf_profiles", "kafka_message_size"):
+            k.execute(book.find(other).path, tmp_path / f"{other}.ipynb", parameters=cards)
+        k.execute(chapter.path, tmp_path / "warm.ipynb", parameters=cards)
+    for path in (cold, tmp_path / "warm.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        book.normalise(nb)
+        for cell in nb.cells:  # papermill gives the cell it injects a random id, cold or warm
+            if "injected-parameters" in cell.metadata.get("tags", []):
+                cell.id = "injected"
+        nbformat.write(nb, path)
+    assert cold.read_bytes() == (tmp_path / "warm.ipynb").read_bytes()
