@@ -87,13 +87,18 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--contract", required=True, help="chapter name, contract name or dataset name")
     v.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="with a chapter name: a parameter as `mqperf run` would take it (checked the same way)")
+    from mqperf.publish import fleet
+
+    fleet.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit status. Never lets a traceback reach the terminal."""
     args = _parser().parse_args(argv)
-    commands = {"build": _build, "list": _list, "run": _run, "check": _check}
+    from mqperf.publish import fleet
+
+    commands = {"build": _build, "list": _list, "run": _run, "check": _check, "fleet": fleet.command}
     # run and check: SIGTERM too unwinds through every `finally`, so no staging folder stays.
     # (build keeps default signal handling: its worker processes inherit handlers.)
     guard = signals_as_exceptions() if args.command in ("run", "check") else contextlib.nullcontext()
@@ -246,21 +251,9 @@ def _run(args) -> int:
     # chapter) is answered before the notebooks are even read.
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
 
-    from mqperf.paths import chapters_dir
-    from mqperf.publish import engine
-
-    # The kernel starts now and imports what chapters need while this process checks the data,
-    # so a good run pays for the imports once, in parallel; on bad input (answered before any
-    # notebook runs) it is stopped.
-    kernel = engine.Kernel(chapters_dir())
-    with kernel:
-        return _run_in(args, given, kernel)
-
-
-def _run_in(args, given: dict, kernel) -> int:
-    from mqperf import chapters, parameters
+    from mqperf import chapters
     from mqperf.publish import build as book
-    from mqperf.publish import outdir, runner
+    from mqperf.publish import engine, outdir
 
     chapter = book.find(args.chapter)
     if not chapter.contract or not chapter.data_parameter:
@@ -270,9 +263,19 @@ def _run_in(args, given: dict, kernel) -> int:
     outdir.recover(args.out)
     data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
     target = outdir.inspect(args.out, data_files=[source, *data_files])
+    # The kernel starts now and imports what chapters need while this process checks the data
+    # (the same checks `mqperf check` makes), so a good run pays for the imports once, in
+    # parallel; on bad input it is stopped before any notebook runs.
+    with engine.Kernel(chapter.path.parent) as kernel:
+        chapters.preflight(chapter.name, source, params)
+        return _run_in(args, chapter, source, params, target, kernel)
+
+
+def _run_in(args, chapter, source: Path, params: dict, target, kernel) -> int:
+    from mqperf.publish import outdir, runner
+
     say = (lambda *_: None) if args.quiet else print
     start = time.perf_counter()
-    chapters.preflight(chapter.name, source, params)
     with outdir.staging(target) as stage:
         say(f"mqperf run: {chapter.name} on {source} ...")
         try:

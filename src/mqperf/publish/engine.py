@@ -106,6 +106,12 @@ class Kernel:
             self.kc.stop_channels()
             self.kc = None
         if self.km is not None:
+            # Killed outright: it holds nothing worth saving, and a polite shutdown of a kernel
+            # still importing takes half a second that a reader's bad input should not wait.
+            process = getattr(self.km.provisioner, "process", None)
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
             try:
                 run_sync(self.km.shutdown_kernel)(now=True)
             except Exception:  # already gone: nothing left to stop
