@@ -38,7 +38,7 @@ lock:
 	    --custom-compile-command "make lock" -o requirements.lock
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_build.py
+	$(BIN)/python benchmarks/bench_speed.py
 
 clean:
 	rm -rf _build .cache

@@ -1,7 +1,8 @@
 """Issue 10's speed targets, measured side by side in one run; prints figures, asserts nothing.
 
-    .venv/bin/python benchmarks/bench_speed.py            # everything but `make test`
-    .venv/bin/python benchmarks/bench_speed.py --test     # also time `make test`'s pytest run
+    .venv/bin/python benchmarks/bench_speed.py             # everything but `make test`
+    .venv/bin/python benchmarks/bench_speed.py --test      # also time `make test`'s pytest run
+    .venv/bin/python benchmarks/bench_speed.py --no-fleet  # without the 200-dataset fleet
 
 Each build figure is taken in a fresh copy of the book (``MQPERF_ROOT`` points there), so the
 working tree, its notebooks and its ``_build`` are never touched. Ratios, not absolute times,
@@ -68,6 +69,7 @@ def row(what: str, figure: str, target: str, held: bool | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--test", action="store_true", help="also time the test suite (`make test`'s pytest)")
+    parser.add_argument("--no-fleet", action="store_true", help="skip benchmarks/bench_fleet.py (200 datasets)")
     args = parser.parse_args()
     print(f"issue 10 speed figures on {os.cpu_count()} cores (medians of 3 where repeated)\n")
 
@@ -120,6 +122,11 @@ def main() -> None:
         extra = _per_extra_dataset(tmp)
         if extra is not None:
             row("mqperf fleet --reports, per extra dataset", f"{extra:.2f} s", "<= 1.5 s", extra <= 1.5)
+
+    if not args.no_fleet:
+        print("\n  mqperf fleet (benchmarks/bench_fleet.py):")
+        proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_fleet.py")], capture_output=True, text=True)
+        print("\n".join("    " + line for line in (proc.stdout + proc.stderr).strip().splitlines()))
 
     if args.test:
         seconds, out = wall([sys.executable, "-m", "pytest", "--nbval", "tests", "chapters", "-q", "-p",

@@ -41,3 +41,57 @@ def reference_dir() -> Path:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+# -- one warm kernel for the session ------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def warm_kernel():
+    """The session's one warm kernel (mqperf.publish.engine), for runs that need no isolation."""
+    from mqperf.paths import chapters_dir
+    from mqperf.publish import engine
+
+    with engine.Kernel(chapters_dir()) as kernel:
+        yield kernel
+
+
+@pytest.fixture
+def warm_mqperf(warm_kernel, monkeypatch):
+    """``mqperf ARGS`` in this process, its notebook run in the session's warm kernel.
+
+    Returns ``run(*args, cwd=None) -> (exit status, stdout, stderr)``. What the command does is
+    unchanged; only the kernel it would start is the session's (whose state each run resets).
+    """
+    import contextlib
+    import io
+
+    from mqperf import cli
+    from mqperf.publish import engine
+
+    class Borrowed:
+        def __init__(self, cwd, **_kw):
+            assert Path(cwd).resolve() == warm_kernel.cwd, "a run in another folder needs its own kernel"
+
+        def __getattr__(self, name):
+            return getattr(warm_kernel, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    monkeypatch.setattr(engine, "Kernel", Borrowed)
+
+    def run(*args, cwd=None):
+        out, err = io.StringIO(), io.StringIO()
+        if cwd:
+            monkeypatch.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = cli.main([str(a) for a in args])
+            except SystemExit as exc:  # argparse
+                status = exc.code
+        return status, out.getvalue(), err.getvalue()
+
+    return run

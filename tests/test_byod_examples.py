@@ -2,15 +2,11 @@
 
 The page's contract sections are generated from ``data/contracts/`` and ``data/examples/``;
 each example file is run here with `mqperf run CHAPTER --data FILE --out DIR`, as a reader
-would, and its report must be self-contained and say nothing about the published
+would (in this process and the session's warm kernel), and its report must be self-contained and say nothing about the published
 measurements (the example is not the book's data).
 """
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -43,15 +39,13 @@ def test_every_example_passes_its_contract():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_example_runs(tmp_path, chapter):
+def test_example_runs(tmp_path, chapter, warm_mqperf):
     out = tmp_path / "report"
-    args = [str(Path(sys.executable).with_name("mqperf")), "run", chapter, "--data", str(EXAMPLES / f"{chapter}.csv"),
-            "--out", str(out), "-q"]
+    args = ["run", chapter, "--data", str(EXAMPLES / f"{chapter}.csv"), "--out", str(out), "-q"]
     for extra in EXAMPLES.glob(f"{chapter}.*.csv"):
         args += ["-p", extra.stem.split(".", 1)[1], str(extra)]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    assert proc.returncode == 0, proc.stderr
+    status, _, err = warm_mqperf(*args)
+    assert status == 0, err
     html = (out / f"{chapter}.html").read_text(encoding="utf-8")
     # Nothing loaded from elsewhere (the inlined libraries mention CDNs in their code;
     # tests/test_browser.py checks that the report makes no request).

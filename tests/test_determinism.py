@@ -2,12 +2,13 @@
 byte-identical to the committed notebooks.
 
 The committed notebooks were executed by ``mqperf build`` with the machine's default BLAS
-threads and the fits' starts in their normal order (and nbval re-executes them that way
-too). This test executes every chapter once more, exactly as the build does
-(:func:`mqperf.publish.build.execute_notebook` then :func:`mqperf.publish.build.normalise`, the chapter's
-folder as working directory), with everything that may legitimately vary changed: one
-BLAS/OpenMP thread, the multi-start fits' starts reversed (``MQPERF_PERTURB=1``, see
-:func:`mqperf.models._nls.start_order`) and another hash seed.
+threads and the fits' starts in their normal order, each worker's chapters in one warm kernel
+(nbval re-executes them each in a cold kernel, and compares too). This test executes every
+chapter once more as the build does (a warm kernel per worker, then
+:func:`mqperf.publish.build.normalise`, the chapters' folder as working directory), with
+everything that may legitimately vary changed: one BLAS/OpenMP thread, the multi-start fits'
+starts reversed (``MQPERF_PERTURB=1``, see :func:`mqperf.models._nls.start_order`), another
+hash seed, and the chapters in reverse order, so each runs after different ones.
 
 Model cards go to ``tmp_path`` (every chapter's ``cards_dir`` parameter). Papermill records
 that parameter as an extra cell, which is removed again (with the execution counts it
@@ -37,55 +38,53 @@ MAX_LINES = 10
 PERTURBED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
              "MQPERF_PERTURB": "1", "PYTHONHASHSEED": "1"}
 
-# Runs in a fresh interpreter so that each pass has its own environment (the kernel inherits it).
+# Runs in a fresh interpreter so that each pass has its own environment (the kernel inherits
+# it), and its chapters one after another in one warm kernel, as the build's workers do: so
+# each chapter also runs after others, in another order than the build's.
 _WORKER = r"""
-import sys, time
+import sys
 from pathlib import Path
 import nbformat
-from mqperf.publish import build as book
+from mqperf.publish import build as book, engine
 
-source, target, cards, env_hash = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
-for attempt in range(3):
-    try:
-        book.execute_notebook(source, target, parameters={"cards_dir": str(cards)}, cwd=source.parent)
-        break
-    except RuntimeError as exc:  # a kernel that died at start-up (port race) is retried, as the build does
-        if "Kernel died before replying" not in str(exc) or attempt == 2:
-            raise
-        time.sleep(1 + attempt)
-nb = nbformat.read(target, as_version=4)
-kept, shift = [], 0
-for cell in nb.cells:
-    if "injected-parameters" in cell.metadata.get("tags", []):
-        shift += 1 if cell.get("execution_count") else 0
-        continue
-    if cell.cell_type == "code" and shift and cell.get("execution_count"):
-        cell.execution_count -= shift
-        for out in cell.outputs:
-            if out.get("execution_count"):
-                out["execution_count"] -= shift
-    kept.append(cell)
-nb.cells = kept
-book.normalise(nb, inputs=book.chapter_inputs(source.stem), env_hash=env_hash)
-nbformat.write(nb, target)
+out, env_hash, names = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+cards = out / "cards"
+with engine.Kernel(book.chapters_dir()) as kernel:
+    for name in names:
+        source, target = book.find(name).path, out / f"{name}.ipynb"
+        kernel.execute(source, target, parameters={"cards_dir": str(cards)})
+        nb = nbformat.read(target, as_version=4)
+        kept, shift = [], 0
+        for cell in nb.cells:
+            if "injected-parameters" in cell.metadata.get("tags", []):
+                shift += 1 if cell.get("execution_count") else 0
+                continue
+            if cell.cell_type == "code" and shift and cell.get("execution_count"):
+                cell.execution_count -= shift
+                for o in cell.outputs:
+                    if o.get("execution_count"):
+                        o["execution_count"] -= shift
+            kept.append(cell)
+        nb.cells = kept
+        book.normalise(nb, inputs=book.chapter_inputs(name), env_hash=env_hash)
+        nbformat.write(nb, target)
 """
 
 
-def _execute(chapter: book.Chapter, out: Path, env: dict, env_hash: str) -> Path:
-    target = out / chapter.path.name
-    cards = out / "cards"
-    cards.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([sys.executable, "-c", _WORKER, str(chapter.path), str(target), str(cards), env_hash],
+def _execute(names: list[str], out: Path, env: dict, env_hash: str) -> None:
+    (out / "cards").mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-c", _WORKER, str(out), env_hash, *names],
                           env={**os.environ, **env}, capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
-        pytest.fail(f"{chapter.name} failed to execute: {proc.stderr.strip()[-1500:]}")
-    return target
+        pytest.fail(f"{', '.join(names)}: a chapter failed to execute: {proc.stderr.strip()[-1500:]}")
 
 
 def _run_pass(chapters, out: Path, env: dict, env_hash: str) -> dict[str, Path]:
+    names = [c.name for c in reversed(chapters)]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {c.name: pool.submit(_execute, c, out, env, env_hash) for c in chapters}
-        return {name: f.result() for name, f in futures.items()}
+        for future in [pool.submit(_execute, names[i::2], out, env, env_hash) for i in range(2)]:
+            future.result()
+    return {name: out / f"{name}.ipynb" for name in names}
 
 
 def differences(name: str, left: Path, right: Path, what: str) -> list[str]:

@@ -97,16 +97,18 @@ def test_a_dead_kernel_is_replaced(kernel, tmp_path):
     assert _outputs(tmp_path / "alive.out.ipynb")[0][1][0]["text"].strip() == "alive"
 
 
-@pytest.mark.parametrize("name", ["kafka_task_scaling", "zedc_compression"])
-def test_a_chapter_run_warm_after_others_equals_a_cold_run(name, tmp_path):
-    """Byte for byte: papermill's own cold kernel against a warm kernel that ran other chapters first."""
-    chapter = book.find(name)
+def test_a_chapter_run_warm_after_another_equals_a_cold_run(tmp_path):
+    """Byte for byte: papermill's own cold kernel against a warm kernel that ran another chapter first.
+
+    (tests/test_determinism.py runs every chapter warm after others; nbval runs each cold.)
+    """
+    chapter = book.find("kafka_task_scaling")
     cards = {"cards_dir": str(tmp_path / "cards")}
     cold = tmp_path / "cold.ipynb"
     book.execute_notebook(chapter.path, cold, parameters=cards, cwd=chapter.path.parent)
     with engine.Kernel(chapter.path.parent) as k:
-        for other in ("racf_profiles", "kafka_message_size"):
-            k.execute(book.find(other).path, tmp_path / f"{other}.ipynb", parameters=cards)
+        # Its charts are numbered from 1 again, though another chapter's charts came first.
+        k.execute(book.find("kafka_message_size").path, tmp_path / "other.ipynb", parameters=cards)
         k.execute(chapter.path, tmp_path / "warm.ipynb", parameters=cards)
     for path in (cold, tmp_path / "warm.ipynb"):
         nb = nbformat.read(path, as_version=4)

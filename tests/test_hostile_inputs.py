@@ -393,13 +393,13 @@ def test_a_defect_of_ours_is_exit_1_one_line_and_a_log(capsys, reader, tmp_path,
     (RuntimeError("Kernel died before replying to kernel_info"), 1, "the chapter failed: RuntimeError: Kernel died"),
 ], ids=["disk-full", "kernel-death"])
 def test_run_failing_mid_way_leaves_out_as_it_was(capsys, reader, tmp_path, monkeypatch, failure, status, phrase):
-    from mqperf.publish import build as book
+    from mqperf.publish import engine
 
-    def half_written(source, target, **_kw):
+    def half_written(self, source, target, **_kw):
         Path(target).write_text('{"cells": [')  # what a dying kernel or a full disk leaves
         raise failure
 
-    monkeypatch.setattr(book, "execute_notebook", half_written)
+    monkeypatch.setattr(engine.Kernel, "execute", half_written)
     out = tmp_path / "report"
     fake_report(out)
     before = tree(out)

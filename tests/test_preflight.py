@@ -7,9 +7,7 @@ full `mqperf run`s (slow) to show that a file preflight accepts runs to a report
 it rejects fails the run with the same line.
 """
 
-import os
-import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -138,12 +136,13 @@ def test_parameter_values_are_checked_too(tmp_path):
         preflight("kafka_task_scaling", _write(tmp_path / "ex.csv", header, rows), {"max_tasks": 0})
 
 
-# -- check and run agree, end to end (a kernel each: slow) -------------------------------------
+# -- check and run agree, end to end (in the session's warm kernel: slow) -----------------------
 
-def _mqperf(*args, cwd):
-    exe = str(Path(sys.executable).with_name("mqperf"))
-    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=900, cwd=cwd,
-                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+@dataclass
+class _Done:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
 def _verdict(chapter, path):
@@ -161,11 +160,12 @@ def _verdict(chapter, path):
     ("kafka_task_scaling", "tasks,rate_msg_s", [["1", "100"], ["2", "180"]]),
     ("tls_channel_costs", "message_size_bytes,sslrkeyc_bytes,cost_ratio", [["1048576", "1048576", "2.5"]]),
 ])
-def test_preflight_and_run_agree(tmp_path, chapter, header, rows):
+def test_preflight_and_run_agree(tmp_path, chapter, header, rows, warm_mqperf):
     path = _write(tmp_path / "data.csv", header, rows)
     expected = _verdict(chapter, path)
-    check = _mqperf("check", str(path), "--contract", chapter, cwd=tmp_path)
-    run = _mqperf("run", chapter, "--data", str(path), "--out", str(tmp_path / "report"), "-q", cwd=tmp_path)
+    check = _Done(*warm_mqperf("check", str(path), "--contract", chapter, cwd=tmp_path))
+    run = _Done(*warm_mqperf("run", chapter, "--data", str(path), "--out", str(tmp_path / "report"), "-q",
+                             cwd=tmp_path))
     if expected is None:
         assert check.returncode == 0, check.stderr
         assert run.returncode == 0, run.stderr
