@@ -56,16 +56,12 @@ def warm_kernel():
 
 
 @pytest.fixture
-def warm_mqperf(warm_kernel, monkeypatch):
-    """``mqperf ARGS`` in this process, its notebook run in the session's warm kernel.
+def borrowed_kernel(warm_kernel, monkeypatch):
+    """While the test runs, every ``engine.Kernel(...)`` mqperf makes is the session's warm kernel.
 
-    Returns ``run(*args, cwd=None) -> (exit status, stdout, stderr)``. What the command does is
-    unchanged; only the kernel it would start is the session's (whose state each run resets).
+    What a command does is unchanged; only the kernel it would start is the session's (whose
+    state each run resets, and which a failed run replaces).
     """
-    import contextlib
-    import io
-
-    from mqperf import cli
     from mqperf.publish import engine
 
     class Borrowed:
@@ -82,6 +78,19 @@ def warm_mqperf(warm_kernel, monkeypatch):
             return None
 
     monkeypatch.setattr(engine, "Kernel", Borrowed)
+    return warm_kernel
+
+
+@pytest.fixture
+def warm_mqperf(borrowed_kernel, monkeypatch):
+    """``mqperf ARGS`` in this process, its notebook run in the session's warm kernel.
+
+    Returns ``run(*args, cwd=None) -> (exit status, stdout, stderr)``.
+    """
+    import contextlib
+    import io
+
+    from mqperf import cli
 
     def run(*args, cwd=None):
         out, err = io.StringIO(), io.StringIO()

@@ -6,8 +6,9 @@ the output folder, the data file and the book's own folders are snapshotted befo
 compared after, and no hidden staging folder may be left beside the output folder.
 
 Most cases call :func:`mqperf.cli.main` in this process (a refusal must come before any
-work, so there is nothing a subprocess would add); interruptions and the few full runs
-use the installed ``mqperf`` script in a subprocess, as a reader's shell would.
+work, so there is nothing a subprocess would add), and the full runs too, in the test
+session's warm kernel; interruptions and kills use the installed ``mqperf`` script in a
+subprocess, as a reader's shell would.
 """
 
 from __future__ import annotations
@@ -422,7 +423,7 @@ def test_any_series_label_gives_a_safe_card_file(tmp_path):
         "kafka_task_scaling__sink_persistent_get_commit"  # the book's own card names do not move
 
 
-# -- interrupted and full runs (subprocess) ------------------------------------------------------
+# -- interrupted and killed runs (subprocess); full runs (in process) ------------------------------
 
 def fake_report(out: Path) -> None:
     """An earlier report (as a run would have published it) plus a reader's notes."""
@@ -503,15 +504,13 @@ def test_killed_run_is_cleaned_up_by_the_next_run(tmp_path, reader):
 
 
 @pytest.mark.slow
-def test_series_with_a_slash_then_a_second_run_beside_a_readers_notes(tmp_path):
+def test_series_with_a_slash_then_a_second_run_beside_a_readers_notes(tmp_path, warm_mqperf):
     src = tmp_path / "mine.csv"
     src.write_text(GOOD.replace("mine,", "source/sink persistent,"))
     out = tmp_path / "report"
-    env = subprocess_env(tmp_path)
-    res = subprocess.run([MQPERF, "run", CHAPTER, "--data", str(src), "--out", str(out), "-q"],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert res.returncode == 0, res.stderr
-    assert res.stderr == "" and "Traceback" not in res.stdout
+    status, stdout, stderr = warm_mqperf("run", CHAPTER, "--data", src, "--out", out, "-q")
+    assert status == 0, stderr
+    assert stderr == "" and "Traceback" not in stdout
     cards = sorted(p.name for p in (out / "models").iterdir())
     assert len(cards) == 1 and "/" not in cards[0] and "source" in cards[0]
     manifest = json.loads((out / outdir.MANIFEST).read_text())
@@ -520,9 +519,8 @@ def test_series_with_a_slash_then_a_second_run_beside_a_readers_notes(tmp_path):
     (out / "notes.txt").write_text("mine")
     first_html = (out / f"{CHAPTER}.html").read_bytes()
     src.write_text(GOOD.replace("mine,", "second,"))
-    res = subprocess.run([MQPERF, "run", CHAPTER, "--data", str(src), "--out", str(out), "-q"],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert res.returncode == 0, res.stderr
+    status, _, stderr = warm_mqperf("run", CHAPTER, "--data", src, "--out", out, "-q")
+    assert status == 0, stderr
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / f"{CHAPTER}.html").read_bytes() != first_html and b"second" in (out / f"{CHAPTER}.html").read_bytes()
     assert sorted(p.name for p in (out / "models").iterdir()) == [f"{CHAPTER}__second.json"]
@@ -530,13 +528,12 @@ def test_series_with_a_slash_then_a_second_run_beside_a_readers_notes(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_240_row_file_runs_to_a_report(tmp_path):
+def test_a_240_row_file_runs_to_a_report(tmp_path, warm_mqperf):
     # Depends on long tables being shown (mqperf.present.tables.show); one row per measurement interval.
     src = tmp_path / "long.csv"
     rows = [f"mine,{1 + i % 8},{1000 * (1 + i % 8) ** 0.8 + i % 5:.1f}" for i in range(240)]
     src.write_text("series,tasks,rate_msg_s\n" + "\n".join(rows) + "\n")
     out = tmp_path / "report"
-    res = subprocess.run([MQPERF, "run", CHAPTER, "--data", str(src), "--out", str(out), "-q"],
-                         capture_output=True, text=True, env=subprocess_env(tmp_path), timeout=600)
-    assert res.returncode == 0, res.stderr[-3000:]
+    status, _, stderr = warm_mqperf("run", CHAPTER, "--data", src, "--out", out, "-q")
+    assert status == 0, stderr[-3000:]
     assert (out / f"{CHAPTER}.html").is_file() and not litter(out)

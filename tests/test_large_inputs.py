@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -303,7 +302,7 @@ def test_chart_sample_is_deterministic_and_bounded():
 
 
 @pytest.mark.slow
-def test_mqperf_run_on_100k_rows_makes_a_small_report(tmp_path):
+def test_mqperf_run_on_100k_rows_makes_a_small_report(tmp_path, warm_mqperf):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import bench_large
@@ -312,9 +311,8 @@ def test_mqperf_run_on_100k_rows_makes_a_small_report(tmp_path):
     data = tmp_path / "big.csv"
     bench_large.write_file(data, 100_000)
     out = tmp_path / "report"
-    proc = subprocess.run([str(Path(sys.executable).with_name("mqperf")), "run", "kafka_task_scaling", "--data", str(data),
-                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    status, stdout, stderr = warm_mqperf("run", "kafka_task_scaling", "--data", data, "--out", out, cwd=ROOT)
+    assert status == 0, stdout + stderr
     html = sorted(out.glob("*.html"))
     assert html, list(out.iterdir())
     for report in [*html, *out.glob("*.ipynb")]:
