@@ -142,19 +142,18 @@ def test_kafka_chapter_has_charts(browser, server):
     assert n >= 2 and marks > 10
 
 
-def _report_for(chapter: str, tmp_path: Path) -> Path:
+def _report_for(chapter: str, tmp_path: Path, mqperf) -> Path:
     """Run CHAPTER on its example file (data/examples/, shown on the Bring-your-own-data page)."""
     data = ROOT / "data" / "examples" / f"{chapter}.csv"
     out = tmp_path / "report"
-    cmd = [str(Path(sys.executable).with_name("mqperf")), "run", chapter, "--data", str(data), "--out", str(out), "-q"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
+    status, _, err = mqperf("run", chapter, "--data", data, "--out", out, "-q")
+    assert status == 0, err
     return out / f"{chapter}.html"
 
 
 @pytest.mark.parametrize("chapter", ["kafka_task_scaling", "tls_channel_costs"])
-def test_standalone_report_renders_offline(browser, tmp_path, chapter):
-    report = _report_for(chapter, tmp_path)
+def test_standalone_report_renders_offline(browser, tmp_path, chapter, warm_mqperf):
+    report = _report_for(chapter, tmp_path, warm_mqperf)
     requests = []
     tab = browser.new_page()
 

@@ -38,12 +38,21 @@ QUICK_S = 1.0
 
 # -- helpers -----------------------------------------------------------------------------------
 
+def _walk(top: Path):
+    """Everything under ``top`` but the virtual environment (not the book, and most of a checkout's files)."""
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d != ".venv"]
+        here = Path(folder)
+        yield from (here / d for d in dirs)
+        yield from (here / f for f in files)
+
+
 def tree(path: Path, *, names_only: bool = False) -> dict:
     """Every file and folder under ``path`` (or the file itself) with its size and SHA-256."""
     path = Path(path)
     if not path.exists():
         return {}
-    items = [path] if path.is_file() else sorted(path.rglob("*"))
+    items = [path] if path.is_file() else sorted(_walk(path))
 
     def sig(p: Path):
         if p.is_dir() or names_only:
