@@ -104,3 +104,29 @@ def warm_mqperf(borrowed_kernel, monkeypatch):
         return status, out.getvalue(), err.getvalue()
 
     return run
+
+
+# -- longest modules first --------------------------------------------------------------------
+
+#: Modules that take longest (measured with --durations=0), started first: pytest-xdist hands a
+#: module (--dist loadscope) to whichever worker is free, so the long ones must not come last.
+LONGEST_FIRST = ("tests/test_fleet.py", "tests/test_browser.py", "tests/test_hostile_inputs.py",
+                 "tests/chapters/test_zedc_compression_properties.py",
+                 "tests/chapters/test_tls_channel_costs_properties.py", "tests/test_book.py",
+                 "tests/chapters/test_kafka_task_scaling_properties.py", "tests/test_large_inputs.py",
+                 "tests/test_byod_examples.py", "tests/test_cli.py", "tests/test_determinism.py",
+                 "tests/test_engine.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    root = Path(str(config.rootpath))
+
+    def key(item):
+        try:
+            rel = Path(str(item.path)).relative_to(root).as_posix()
+        except ValueError:
+            rel = ""
+        return rank.get(rel, len(rank))
+
+    items.sort(key=key)  # stable: within a module, and among the rest, the collected order
