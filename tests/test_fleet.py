@@ -453,7 +453,7 @@ def test_manifest_error_exits_2_with_one_line(tmp_path):
 # -- through the real CLI ----------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_through_the_cli_with_reports(tmp_path, warm_mqperf):
+def test_through_the_cli_with_reports(tmp_path, warm_mqperf, shared_cluster):
     manifest, kinds = make_fleet(tmp_path / "in", n=4)
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, "-m", "mqperf.cli", "fleet", str(manifest), "--chapter", CHAPTER,
@@ -480,6 +480,10 @@ def test_through_the_cli_with_reports(tmp_path, warm_mqperf):
     shown = lambda nb: [c.get("outputs") for c in nb.cells if "injected-parameters" not in c.metadata.get("tags", [])]
     assert shown(fleet_nb) == shown(single_nb)
     assert (out / "reports" / row["id"] / f"{CHAPTER}.html").stat().st_size > 10_000
+    # The summary read from the reports' notebooks is the summary computed without them.
+    assert run_fleet(manifest, tmp_path / "plain", *shared_cluster)[0] == 0
+    plain = pd.read_csv(tmp_path / "plain" / "summary.csv", keep_default_na=False)
+    pd.testing.assert_frame_equal(summary.drop(columns="report"), plain)
     bad = subprocess.run([sys.executable, "-m", "mqperf.cli", "fleet", str(manifest), "--chapter", "nope",
                           "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr

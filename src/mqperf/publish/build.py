@@ -283,7 +283,9 @@ def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
         nb = nbformat.read(tmp, as_version=4)
         normalise(nb, inputs=chapter_inputs(name), env_hash=env_hash)
         nbformat.write(nb, tmp)
-        tmp.replace(source)
+        # The same bytes are not written again: the HTML render then knows the page is unchanged.
+        if tmp.read_bytes() != source.read_bytes():
+            tmp.replace(source)
     except Exception as exc:  # reported per chapter; the build decides what fails
         return Outcome(name, "failed", time.perf_counter() - start, _describe(exc))
     finally:
@@ -311,16 +313,43 @@ def execute_chapters(chapters: list[Chapter], *, force: bool = False, jobs: int 
     if todo:
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
         echo(f"  executing {len(todo)} chapter(s) with {jobs} parallel job(s) ...")
+        seconds = _timings()
+        # Longest first (as last measured; unknown ones first of all), so that no worker is
+        # left running a long chapter alone at the end.
+        todo.sort(key=lambda c: -seconds.get(c.name, float("inf")))
         with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(str(chapters_dir()),)) as pool:
             futures = [pool.submit(_run_chapter, c.name, str(c.path), env_hash) for c in todo]
             for future in as_completed(futures):
                 out = future.result()
                 outcomes.append(out)
                 if out.status == "executed":
+                    seconds[out.chapter] = round(out.seconds, 2)
                     echo(f"  executed  {out.chapter} ({out.seconds:.1f} s)")
                 else:
                     echo(f"  FAILED    {out.chapter} ({out.seconds:.1f} s): {out.error}")
+        _save_timings(seconds)
     return outcomes
+
+
+#: Each chapter's last execution time (a cache: not committed, never read by a chapter).
+TIMINGS = Path(".cache") / "chapter-seconds.json"
+
+
+def _timings() -> dict:
+    try:
+        doc = json.loads((book_root() / TIMINGS).read_text(encoding="utf-8"))
+        return {k: float(v) for k, v in doc.items()} if isinstance(doc, dict) else {}
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def _save_timings(seconds: dict) -> None:
+    path = book_root() / TIMINGS
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(dict(sorted(seconds.items())), indent=1) + "\n", encoding="utf-8")
+    except OSError:
+        pass  # a read-only checkout builds as well, in table-of-contents order
 
 
 # -- HTML ----------------------------------------------------------------------------------------

@@ -167,13 +167,30 @@ class Kernel:
         self._dirty = False
         self.runs += 1
 
+    def evaluate(self, expression: str) -> str:
+        """The value (a ``str``) of a Python expression in the kernel, in the namespace of the
+        notebook it last ran: a caller reads a run's results without computing them twice."""
+        import ast
+
+        content = self._silent("None", user_expressions={"value": expression})
+        value = content.get("user_expressions", {}).get("value", {})
+        if value.get("status") != "ok":
+            raise RuntimeError(f"{expression[:80]}: {value.get('ename')}: {value.get('evalue')}")
+        return ast.literal_eval(value["data"]["text/plain"])
+
     def _reset(self) -> None:
         """Put the kernel back as a fresh one would be (see :func:`reset_state`)."""
-        from jupyter_core.utils import run_sync
-
         # No name is bound: the reset clears the namespace it would be bound in.
         code = f"__import__('mqperf.publish.engine', fromlist=['_']).reset_state({str(self.cwd)!r})"
-        msg_id = self.kc.execute(code, silent=True, store_history=False)
+        content = self._silent(code)
+        if content.get("status") != "ok":
+            raise RuntimeError(f"could not reset the kernel: {content.get('ename')}: {content.get('evalue')}")
+
+    def _silent(self, code: str, **options) -> dict:
+        """Run ``code`` without a trace in the notebook's history; the reply's content."""
+        from jupyter_core.utils import run_sync
+
+        msg_id = self.kc.execute(code, silent=True, store_history=False, **options)
         waited = 0.0
         while True:
             try:
@@ -186,10 +203,7 @@ class Kernel:
                     raise RuntimeError("the kernel did not answer within 120 s") from None
                 continue
             if reply["parent_header"].get("msg_id") == msg_id:
-                break
-        content = reply["content"]
-        if content.get("status") != "ok":
-            raise RuntimeError(f"could not reset the kernel: {content.get('ename')}: {content.get('evalue')}")
+                return reply["content"]
 
 
 class _KernelGone(Exception):

@@ -37,23 +37,32 @@ def _kernel():
     return kernel
 
 
-def make(chapter: str, data: str, values: dict, target: Path) -> None:
+def make(chapter: str, data: str, values: dict, target: Path) -> list[dict]:
     """In the worker: ``chapter`` on ``data`` with the run's ``values`` into ``target`` (replaced whole).
 
+    Returns the row's summary rows, computed in the kernel from the notebook's own results
+    (its ``r``), so the analysis runs once and the summary and the report cannot disagree.
     Raises :class:`~mqperf.publish.runner.ChapterFailed` when the notebook fails.
     """
+    import json
+
     from mqperf.publish import build as book
     from mqperf.publish import runner
 
     staging = target.with_name(target.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
+    kernel = _kernel()
     try:
-        runner.write_report(book.find(chapter), Path(data), values, staging, _kernel(), out=target)
+        runner.write_report(book.find(chapter), Path(data), values, staging, kernel, out=target)
+        rows = json.loads(kernel.evaluate(
+            "__import__('json').dumps(__import__('mqperf.publish.fleet_summary', fromlist=['_']).card_rows("
+            f"{chapter!r}, __import__('json').loads({json.dumps(values)!r}), r))"))
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    return rows
 
 
 def publish(cache: Path, key: str, stage: Path, row_id: str, out: Path) -> None:

@@ -54,8 +54,9 @@ def warm(chapters: list[str]) -> list[str]:
 def run_row(chapter: str, data: str, params: dict, report_to: str | None = None) -> dict:
     """Run ``chapter`` on ``data`` (absolute path) with ``params``; never raises.
 
-    With ``report_to`` (``--reports``), a row whose analysis succeeded also gets the chapter's
-    report (notebook, HTML, cards) written into that folder, in this worker's warm kernel.
+    With ``report_to`` (``--reports``), the chapter's notebook runs the analysis instead, in this
+    worker's warm kernel, and writes the report (notebook, HTML, cards) into that folder; the
+    summary rows are then read from the notebook's own results.
 
     Returns
     -------
@@ -66,28 +67,43 @@ def run_row(chapter: str, data: str, params: dict, report_to: str | None = None)
     from mqperf import chapters
     from mqperf.errors import DataError, ModelError, ParameterError, shorten
 
+    if report_to:
+        return _row_with_report(chapter, data, params, report_to)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = chapters.preflight(chapter, data, params)
-            values = _values(chapter, data, params)
-            result = {"status": OK, "reason": "", "rows": card_rows(chapter, values, r)}
+            return {"status": OK, "reason": "", "rows": card_rows(chapter, _values(chapter, data, params), r)}
     except (DataError, ModelError, ParameterError) as exc:
         return {"status": BAD, "reason": shorten(" ".join(str(exc).split()), 300), "rows": []}
     except Exception as exc:  # a defect of ours, or a library's: this row says so, the others go on
         return {"status": FAILED, "reason": shorten(f"{type(exc).__name__}: {' '.join(str(exc).split())}", 300),
                 "rows": []}
-    if report_to:
-        from pathlib import Path
 
-        from mqperf.publish import fleet_reports
 
-        try:
-            fleet_reports.make(chapter, data, values, Path(report_to))
-        except Exception as exc:  # the analysis ran here, so a failing notebook is a defect
-            return {"status": FAILED, "rows": [],
-                    "reason": shorten(f"the report failed: {' '.join(str(exc).split())}", 300)}
-    return result
+def _row_with_report(chapter: str, data: str, params: dict, report_to: str) -> dict:
+    """``--reports``: the notebook runs the analysis (once), the summary rows come from its results."""
+    from pathlib import Path
+
+    from mqperf import parameters
+    from mqperf.errors import DataError, ModelError, ParameterError, shorten
+    from mqperf.publish import fleet_reports, runner
+
+    try:
+        values = _values(chapter, data, params)
+        parameters.validate(chapter, {k: v for k, v in values.items() if k != "cards_dir"})
+        rows = fleet_reports.make(chapter, data, values, Path(report_to))
+    except (DataError, ModelError, ParameterError) as exc:
+        return {"status": BAD, "reason": shorten(" ".join(str(exc).split()), 300), "rows": []}
+    except runner.ChapterFailed as failure:
+        if failure.bad_input:  # the chapter refused the data, as `mqperf run` would say
+            return {"status": BAD, "reason": shorten(" ".join(failure.evalue.split()), 300), "rows": []}
+        return {"status": FAILED, "rows": [],
+                "reason": shorten(f"the report failed: {' '.join(str(failure).split())}", 300)}
+    except Exception as exc:  # a defect of ours, or a library's: this row says so, the others go on
+        return {"status": FAILED, "rows": [],
+                "reason": shorten(f"{type(exc).__name__}: {' '.join(str(exc).split())}", 300)}
+    return {"status": OK, "reason": "", "rows": rows}
 
 
 def _values(chapter: str, data: str, params: dict) -> dict:
