@@ -14,7 +14,7 @@ book: $(STAMP)
 # warnings-as-errors book build and the headless-browser check of every page. On every core
 # (pytest-xdist); --dist loadscope keeps each notebook's cells, and each module, on one worker.
 test: $(STAMP) system-deps
-	$(BIN)/python -m pytest --nbval -n auto --dist loadscope tests chapters
+	$(BIN)/python -m pytest --nbval -n auto --dist loadscope --no-loadscope-reorder tests chapters
 
 # Debian packages the tests need (chromium); installs them when missing and run as root.
 system-deps:

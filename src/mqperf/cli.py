@@ -252,21 +252,23 @@ def _run(args) -> int:
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
 
     from mqperf import chapters
+    from mqperf.paths import chapters_dir
     from mqperf.publish import build as book
     from mqperf.publish import engine, outdir
 
-    chapter = book.find(args.chapter)
-    if not chapter.contract or not chapter.data_parameter:
-        raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
-    source = Path(args.data)
-    params = parameters.run_overrides(chapter.name, str(source), given)
-    outdir.recover(args.out)
-    data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
-    target = outdir.inspect(args.out, data_files=[source, *data_files])
-    # The kernel starts now and imports what chapters need while this process checks the data
-    # (the same checks `mqperf check` makes), so a good run pays for the imports once, in
-    # parallel; on bad input it is stopped before any notebook runs.
-    with engine.Kernel(chapter.path.parent) as kernel:
+    # The kernel starts now and imports what chapters need while this process reads the
+    # notebook, inspects DIR and checks the data (the checks `mqperf check` makes), so a good
+    # run pays for the imports once, in parallel; on bad input it is killed before any
+    # notebook runs (well under a second).
+    with engine.Kernel(chapters_dir()) as kernel:
+        chapter = book.find(args.chapter)
+        if not chapter.contract or not chapter.data_parameter:
+            raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
+        source = Path(args.data)
+        params = parameters.run_overrides(chapter.name, str(source), given)
+        outdir.recover(args.out)
+        data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
+        target = outdir.inspect(args.out, data_files=[source, *data_files])
         chapters.preflight(chapter.name, source, params)
         return _run_in(args, chapter, source, params, target, kernel)
 
