@@ -77,6 +77,12 @@ class Kernel:
         self.kc = None  # connected in _ready, so start-up overlaps the caller's work
         self._dirty = False
 
+    def ready(self) -> None:
+        """Wait until the kernel answers (started, preloads imported); at once when it does."""
+        if self._dirty or self.km is None:
+            self.restart()
+        self._ready()
+
     def _ready(self) -> None:
         from jupyter_core.utils import run_sync
 
