@@ -173,7 +173,11 @@ def is_current(chapter: Chapter, env_hash: str | None = None) -> bool:
 # -- execution --------------------------------------------------------------------------------
 
 def execute_notebook(source: Path, target: Path, *, parameters: dict | None = None, cwd: Path | None = None) -> None:
-    """Run ``source`` with papermill into ``target``.
+    """Run ``source`` with papermill into ``target``, in a kernel of its own (a cold run).
+
+    The build and ``mqperf run`` use warm kernels (:mod:`mqperf.publish.engine`); this is the
+    reference they must equal byte for byte (``tests/test_engine.py``), and the way to run a
+    notebook that needs a kernel nobody else has touched.
 
     Raises papermill's PapermillExecutionError when a cell fails; ``target`` then holds
     the partial notebook, which callers keep away from anything published.

@@ -65,7 +65,7 @@ def run_row(chapter: str, data: str, params: dict, report_to: str | None = None)
         ok) and ``rows``: one plain dict per model card (see :func:`card_rows`).
     """
     from mqperf import chapters
-    from mqperf.errors import DataError, ModelError, ParameterError, shorten
+    from mqperf.errors import DataError, ModelError, ParameterError
 
     if report_to:
         return _row_with_report(chapter, data, params, report_to)
@@ -73,12 +73,11 @@ def run_row(chapter: str, data: str, params: dict, report_to: str | None = None)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = chapters.preflight(chapter, data, params)
-            return {"status": OK, "reason": "", "rows": card_rows(chapter, _values(chapter, data, params), r)}
+            return _outcome(OK, rows=card_rows(chapter, _values(chapter, data, params), r))
     except (DataError, ModelError, ParameterError) as exc:
-        return {"status": BAD, "reason": shorten(" ".join(str(exc).split()), 300), "rows": []}
+        return _outcome(BAD, str(exc))
     except Exception as exc:  # a defect of ours, or a library's: this row says so, the others go on
-        return {"status": FAILED, "reason": shorten(f"{type(exc).__name__}: {' '.join(str(exc).split())}", 300),
-                "rows": []}
+        return _outcome(FAILED, f"{type(exc).__name__}: {exc}")
 
 
 def _row_with_report(chapter: str, data: str, params: dict, report_to: str) -> dict:
@@ -86,7 +85,7 @@ def _row_with_report(chapter: str, data: str, params: dict, report_to: str) -> d
     from pathlib import Path
 
     from mqperf import parameters
-    from mqperf.errors import DataError, ModelError, ParameterError, shorten
+    from mqperf.errors import DataError, ModelError, ParameterError
     from mqperf.publish import fleet_reports, runner
 
     try:
@@ -94,16 +93,21 @@ def _row_with_report(chapter: str, data: str, params: dict, report_to: str) -> d
         parameters.validate(chapter, {k: v for k, v in values.items() if k != "cards_dir"})
         rows = fleet_reports.make(chapter, data, values, Path(report_to))
     except (DataError, ModelError, ParameterError) as exc:
-        return {"status": BAD, "reason": shorten(" ".join(str(exc).split()), 300), "rows": []}
+        return _outcome(BAD, str(exc))
     except runner.ChapterFailed as failure:
         if failure.bad_input:  # the chapter refused the data, as `mqperf run` would say
-            return {"status": BAD, "reason": shorten(" ".join(failure.evalue.split()), 300), "rows": []}
-        return {"status": FAILED, "rows": [],
-                "reason": shorten(f"the report failed: {' '.join(str(failure).split())}", 300)}
+            return _outcome(BAD, failure.evalue)
+        return _outcome(FAILED, f"the report failed: {failure}")
     except Exception as exc:  # a defect of ours, or a library's: this row says so, the others go on
-        return {"status": FAILED, "rows": [],
-                "reason": shorten(f"{type(exc).__name__}: {' '.join(str(exc).split())}", 300)}
-    return {"status": OK, "reason": "", "rows": rows}
+        return _outcome(FAILED, f"{type(exc).__name__}: {exc}")
+    return _outcome(OK, rows=rows)
+
+
+def _outcome(status: str, reason: str = "", rows: list | None = None) -> dict:
+    """What a worker sends back for one row: its status, a one-line reason, its summary rows."""
+    from mqperf.errors import shorten
+
+    return {"status": status, "reason": shorten(" ".join(reason.split()), 300) if reason else "", "rows": rows or []}
 
 
 def _values(chapter: str, data: str, params: dict) -> dict:
