@@ -118,3 +118,31 @@ def test_a_chapter_run_warm_after_another_equals_a_cold_run(tmp_path):
                 cell.id = "injected"
         nbformat.write(nb, path)
     assert cold.read_bytes() == (tmp_path / "warm.ipynb").read_bytes()
+
+
+def test_an_interrupted_run_leaves_nothing_pending(tmp_path):
+    """Ctrl-C while a cell runs, then close: no asyncio task is left for the interpreter to report
+    as "destroyed but pending" on the reader's terminal, after the one-line error."""
+    import asyncio
+    import signal
+
+    from jupyter_core.utils import ensure_event_loop
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    slow = _notebook(tmp_path / "slow.ipynb", "import time; time.sleep(5)")
+    kernel = engine.Kernel(tmp_path)
+    kernel.ready()
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            kernel.execute(slow, tmp_path / "slow.out.ipynb")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    loop = ensure_event_loop()
+    assert [t for t in asyncio.all_tasks(loop) if not t.done()], "the interrupted run's waits are pending"
+    kernel.close()
+    assert [t for t in asyncio.all_tasks(loop) if not t.done()] == []

@@ -108,6 +108,7 @@ class Kernel:
     def _shutdown(self) -> None:
         from jupyter_core.utils import run_sync
 
+        _cancel_pending()
         if self.kc is not None:
             self.kc.stop_channels()
             self.kc = None
@@ -210,6 +211,27 @@ class Kernel:
                 continue
             if reply["parent_header"].get("msg_id") == msg_id:
                 return reply["content"]
+
+
+def _cancel_pending() -> None:
+    """Cancel what a signal left waiting on this thread's event loop (a reply being awaited).
+
+    Ctrl-C or SIGTERM during a wait unwinds through here with the wait's task still pending;
+    left so, asyncio prints "Task was destroyed but it is pending!" on the reader's terminal
+    as the interpreter exits, after our one-line error.
+    """
+    import asyncio
+
+    from jupyter_core.utils import ensure_event_loop
+
+    loop = ensure_event_loop()  # the loop jupyter_core's run_sync runs this thread's waits on
+    if loop.is_running() or loop.is_closed():
+        return
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
 
 
 class _KernelGone(Exception):
