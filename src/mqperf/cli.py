@@ -22,14 +22,33 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mqperf import __version__
-from mqperf.errors import MQPerfError, shorten
+from mqperf.errors import MQPerfError, OutputError, shorten
 from mqperf.publish.outdir import Interrupted, signals_as_exceptions
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, but a file name is never cut at a hyphen (.mqperf-report.json)."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return textwrap.fill(self._whitespace_matcher.sub(" ", text).strip(), width, initial_indent=indent,
+                             subsequent_indent=indent, break_on_hyphens=False)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line too (exit 2), pointing at --help."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         self.exit(EXIT_BAD_INPUT, f"error: {shorten(message, 200)} (see `{self.prog} --help`)\n")
@@ -60,7 +79,9 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="execute one chapter on your data into DIR (notebook + offline HTML report)",
                        description="Execute CHAPTER with --data FILE into DIR: DIR/CHAPTER.ipynb, DIR/CHAPTER.html "
-                                   "(standalone, works offline), DIR/models/*.json and DIR/.mqperf-report.json (the "
+                                   "(standalone, works offline), DIR/models/*.json, DIR/inputs/ (what was read from your tools' "
+                                   "files, as contract-shaped CSV, with conversion.json naming formats, unit "
+                                   "conversions and values that were not data) and DIR/.mqperf-report.json (the "
                                    "list of the report's files). FILE and every -p value are checked first, as "
                                    "`mqperf check` does, before any kernel starts.",
                        epilog="DIR rules: a new or empty folder is created and filled; a folder holding an earlier "
@@ -70,7 +91,11 @@ def _parser() -> argparse.ArgumentParser:
                               "DIR and swapped in at the end, so an interrupted or failed run leaves DIR as it was. "
                               "Exit status: 0 ok, 1 the chapter failed, 2 bad input (data, parameter, DIR).")
     r.add_argument("chapter", metavar="CHAPTER", help="chapter name as `mqperf list` shows it")
-    r.add_argument("--data", required=True, metavar="FILE", help="your CSV file (comma-separated, UTF-8)")
+    r.add_argument("--data", required=True, nargs="+", action="extend", metavar="FILE",
+                   help="your data: a CSV in the chapter's contract shape, or your tools' own output as they "
+                        "wrote it (mqldt, fio, amqsrua, amqsevt JSON, an MQSMFCSV folder, RMF XML, cph/cphtestp, "
+                        "Kafka perf-test), recognised from the content; several files make one dataset (a sweep "
+                        "of runs), and each goes to the chapter input its format feeds")
     r.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="set a chapter parameter; `mqperf list` shows each one's type and allowed range")
     r.add_argument("--out", required=True, metavar="DIR",
@@ -81,9 +106,23 @@ def _parser() -> argparse.ArgumentParser:
                        description="Validate FILE. Given a chapter name, run the same checks `mqperf run` makes "
                                    "before starting a kernel (the chapter's contract and what its models need, "
                                    "with the chapter's default parameters); given a contract or dataset name, "
-                                   "check the columns, types and ranges only. Prints what was checked and the row "
-                                   "count; bad input is one line naming file, column and line, exit status 2.")
-    v.add_argument("file", metavar="FILE")
+                                   "check the columns, types and ranges only. For a tool's output, says which format was "
+                                   "recognised, what was extracted, and the unit conversions made. Prints what was "
+                                   "checked and the row count; bad input is one line naming file, column and line, "
+                                   "exit status 2.")
+    c = sub.add_parser("convert", help="write your tools' output as the CSV a chapter reads (to look at or edit)",
+                       description="Read FILE... (mqldt, fio, amqsrua, amqsevt JSON, an MQSMFCSV folder, RMF XML, "
+                                   "cph/cphtestp, Kafka perf-test output; the format is recognised from the content) "
+                                   "into the contract shape of CHAPTER's main input (or CHAPTER.INPUT, e.g. "
+                                   "nativeha_storage.mqldt) and write it to OUT as CSV. Every row keeps its origin in "
+                                   "a 'source' column (file:line). OUT must not exist: mqperf never overwrites a "
+                                   "file it did not write.",
+                       epilog="Exit status: 0 ok, 2 bad input (an unknown format, a file the chapter cannot use, OUT exists).")
+    c.add_argument("file", metavar="FILE", nargs="+", help="your tools' output files (or an MQSMFCSV folder)")
+    c.add_argument("--to", required=True, metavar="CHAPTER[.INPUT]", help="the chapter (and input) to convert for")
+    c.add_argument("-o", "--out", required=True, metavar="OUT", help="the CSV file to write (must not exist)")
+    v.add_argument("file", metavar="FILE", nargs="+",
+                   help="a CSV, or your tools' own output files (or an MQSMFCSV folder), as `mqperf run --data` takes them")
     v.add_argument("--contract", required=True, help="chapter name, contract name or dataset name")
     v.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="with a chapter name: a parameter as `mqperf run` would take it (checked the same way)")
@@ -98,10 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from mqperf.publish import fleet
 
-    commands = {"build": _build, "list": _list, "run": _run, "check": _check, "fleet": fleet.command}
+    commands = {"build": _build, "list": _list, "run": _run, "check": _check, "convert": _convert,
+                "fleet": fleet.command}
     # run and check: SIGTERM too unwinds through every `finally`, so no staging folder stays.
     # (build keeps default signal handling: its worker processes inherit handlers.)
-    guard = signals_as_exceptions() if args.command in ("run", "check") else contextlib.nullcontext()
+    guard = signals_as_exceptions() if args.command in ("run", "check", "convert") else contextlib.nullcontext()
     try:
         with guard:
             return commands[args.command](args)
@@ -185,17 +225,22 @@ def _list(args) -> int:
     """Chapters, their data contract and their declared parameters (types, ranges, defaults)."""
     from mqperf import parameters
     from mqperf.publish import build as book
+    from mqperf.data import ingest
     from mqperf.data.contracts import describe
 
     chapters = book.discover()
     if args.json:
         print(json.dumps([{"name": c.name, "title": c.title, "contract": c.contract, "data_parameter": c.data_parameter,
+                           "formats": {name: [f.name for f in fmts] for name, fmts in ingest.accepted(c.name).items()},
                            "parameters": parameters.describe(c.name)} for c in chapters], indent=2, default=str))
         return EXIT_OK
     for c in chapters:
         print(f"{c.name}  {c.title}")
         if c.contract:
             print(f"  --data FILE ({c.data_parameter}): {describe(c.contract)}")
+        for name, fmts in ingest.accepted(c.name).items():
+            if fmts:
+                print(f"  formats ({name}): {', '.join(f.title for f in fmts)}")
         for p in parameters.describe(c.name):
             if p["name"] == c.data_parameter:
                 continue
@@ -210,6 +255,7 @@ def _list(args) -> int:
 def _check(args) -> int:
     """Validate FILE exactly as `mqperf run` would before starting a kernel."""
     from mqperf import chapters, data, parameters
+    from mqperf.data import ingest
     from mqperf.publish import build as book
     from mqperf.data.contracts import CONTRACTS
 
@@ -226,21 +272,65 @@ def _check(args) -> int:
         if not chapter.contract:
             raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
         given = parameters.parse_cli(chapter.name, [tuple(p) for p in args.parameter])
-        params = parameters.run_overrides(chapter.name, args.file, given)
-        # The file as read (preflight may return it aggregated); a second load is cheap
-        # next to the fits, and fails with the very line preflight would.
-        frame = data.load(args.file, contract=chapter.contract)
-        used = chapters.preflight(chapter.name, args.file, params)
+        with tempfile.TemporaryDirectory(prefix="mqperf-check-") as tmp:
+            values, convs = ingest.prepare(chapter.name, args.file, Path(tmp))
+            _say_read(convs)
+            params = parameters.run_overrides(chapter.name, values["data"], given)
+            params.update({k: v for k, v in values.items() if k != "data"})
+            # The file as read (preflight may return it aggregated); a second load is cheap
+            # next to the fits, and fails with the very line preflight would.
+            frame = data.load(values["data"], contract=chapter.contract)
+            used = chapters.preflight(chapter.name, values["data"], params)
         used = getattr(used, "points", used)  # a chapter's Results carry the points it fitted
         what = (f"chapter {chapter.name} (contract {chapter.contract}, "
                 f"{'parameters as given' if given else 'default parameters'})")
     else:
-        frame = used = data.load(args.file, contract=name)
+        if len(args.file) > 1:
+            raise MQPerfError("several files need a chapter name in --contract (it says which input each one feeds)")
+        frame = used = data.load(args.file[0], contract=name)
         what = f"{'contract' if name in CONTRACTS else 'dataset'} {name}"
     summary = f": {len(frame)} rows; columns: {', '.join(shorten(c, 40) for c in frame.columns)}"
     if hasattr(used, "columns") and len(used) < len(frame):
         summary += f"; the chapter averages them into {len(used)} points, one per setting"
-    print(f"{args.file}: ok against {what}{summary}")
+    label = args.file[0] if len(args.file) == 1 else f"{len(args.file)} files"
+    print(f"{label}: ok against {what}{summary}")
+    return EXIT_OK
+
+
+def _say_read(convs) -> None:
+    """What was recognised in the reader's files, and the notes on units and dropped values."""
+    for conv in convs:
+        if conv.plain:
+            continue
+        print(f"{conv.target}: {conv.describe()}")
+        for note in conv.notes:
+            print(f"  - {note}")
+
+
+def _convert(args) -> int:
+    """Write a reader's tool output as a chapter input's contract-shaped CSV."""
+    from mqperf.data import ingest
+    from mqperf.publish import build as book
+
+    chapter_name, _, input_name = args.to.partition(".")
+    chapter = book.find(chapter_name)
+    input_name = input_name or "data"
+    if input_name not in ingest.inputs(chapter.name):
+        raise MQPerfError(f"--to {args.to}: chapter '{chapter.name}' has no input '{input_name}' for reader files "
+                          f"(inputs: {', '.join(ingest.inputs(chapter.name)) or 'none'})")
+    out = Path(args.out).expanduser()
+    if out.exists() or out.is_symlink():
+        raise OutputError(f"-o {args.out}: the file exists; mqperf writes only new files here (remove it or choose another name)")
+    if not out.parent.is_dir():
+        raise OutputError(f"-o {args.out}: the folder {out.parent} does not exist")
+    routed = ingest.route(chapter.name, args.file, explicit_input=input_name)
+    conv = ingest.convert(routed[input_name], chapter.name, input_name)
+    if conv.plain:
+        raise MQPerfError(f"{conv.files[0]}: already a CSV in the contract's shape; nothing to convert "
+                          f"(check it with `mqperf check {conv.files[0]} --contract {chapter.name}`)")
+    ingest.write(conv, out)
+    _say_read([conv])
+    print(f"wrote {out} ({len(conv.frame)} rows for {args.to})")
     return EXIT_OK
 
 
@@ -252,6 +342,7 @@ def _run(args) -> int:
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
 
     from mqperf import chapters
+    from mqperf.data import ingest
     from mqperf.paths import chapters_dir
     from mqperf.publish import build as book
     from mqperf.publish import engine, outdir
@@ -260,31 +351,39 @@ def _run(args) -> int:
     # notebook, inspects DIR and checks the data (the checks `mqperf check` makes), so a good
     # run pays for the imports once, in parallel; on bad input it is killed before any
     # notebook runs (well under a second).
-    with engine.Kernel(chapters_dir()) as kernel:
+    with engine.Kernel(chapters_dir()) as kernel, tempfile.TemporaryDirectory(prefix="mqperf-inputs-") as tmp:
         chapter = book.find(args.chapter)
         if not chapter.contract or not chapter.data_parameter:
             raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
-        source = Path(args.data)
-        params = parameters.run_overrides(chapter.name, str(source), given)
+        files = [Path(f).expanduser() for f in args.data]
         outdir.recover(args.out)
+        # A tool's files are read (and converted) into tmp; the report gets them as inputs/.
+        values, convs = ingest.prepare(chapter.name, files, Path(tmp))
+        source = Path(values["data"])
+        params = parameters.run_overrides(chapter.name, str(source), given)
+        params.update({k: v for k, v in values.items() if k != "data"})
         data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
-        target = outdir.inspect(args.out, data_files=[source, *data_files])
+        target = outdir.inspect(args.out, data_files=[*files, *data_files])
         chapters.preflight(chapter.name, source, params)
-        return _run_in(args, chapter, source, params, target, kernel)
+        label = ", ".join(shorten(f.name, 40) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        return _run_in(args, chapter, label, params, target, kernel, Path(tmp), convs)
 
 
-def _run_in(args, chapter, source: Path, params: dict, target, kernel) -> int:
+def _run_in(args, chapter, label: str, params: dict, target, kernel, converted: Path, convs) -> int:
     from mqperf.publish import outdir, runner
 
     say = (lambda *_: None) if args.quiet else print
     start = time.perf_counter()
     with outdir.staging(target) as stage:
-        say(f"mqperf run: {chapter.name} on {source} ...")
+        say(f"mqperf run: {chapter.name} on {label} ...")
+        if not args.quiet:
+            _say_read(convs)
+        params = runner.stage_inputs(params, converted, stage)
         try:
-            runner.write_report(chapter, source, params, stage, kernel, out=target.path)
+            runner.write_report(chapter, label, params, stage, kernel, out=target.path)
         except runner.ChapterFailed as failure:
             return _chapter_failed(failure)
-        outdir.publish(stage, target, chapter=chapter.name, version=__version__, data=source.name)
+        outdir.publish(stage, target, chapter=chapter.name, version=__version__, data=label)
     out = target.path
     say(f"  executed in {time.perf_counter() - start:.1f} s")
     say(f"  report:   {out / (chapter.name + '.html')}")

@@ -310,7 +310,7 @@ class DataFile(Param):
             if not self.files:
                 raise Invalid(f"takes a book dataset name, not a file; {self.allowed()}")
             path = Path(text).expanduser()
-            if not path.is_file():
+            if not (path.is_file() or path.is_dir()):  # a folder: a tool's output folder (MQSMFCSV)
                 raise Invalid("no such file" if not path.exists() else "not a file")
             return str(path.resolve())  # the kernel runs in chapters/, so relative paths would move
         self.check(text)
@@ -329,7 +329,8 @@ class DataFile(Param):
             raise Invalid(f"neither a file nor a book dataset; {self.allowed()}")
 
     def allowed(self) -> str:
-        what = "allowed: " + ("a CSV file" + (f" ({self.contract})" if self.contract else "") + " or a book dataset name"
+        what = "allowed: " + ("a CSV file" + (f" ({self.contract})" if self.contract else "")
+                              + ", a tool's own output (see mqperf list), or a book dataset name"
                 if self.files else f"a book dataset name ({self.contract or 'see the data catalog'})")
         return what + (', or "" for none' if self.optional else "")
 

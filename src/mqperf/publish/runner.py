@@ -7,6 +7,7 @@ imports. This module raises; printing and exit statuses are the CLI's.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,12 +31,33 @@ class ChapterFailed(Exception):
         return f"{self.ename}: {self.evalue}" if self.ename else self.evalue
 
 
-def write_report(chapter, source: Path, params: dict, stage: Path, kernel, *, out: Path | None = None) -> Path:
+def stage_inputs(params: dict, converted: Path, stage: Path) -> dict:
+    """Copy the inputs converted from a reader's tool files into ``stage/inputs/`` and point
+    the parameters at the copies, so the published report holds what its notebook read."""
+    import shutil
+
+    files = sorted(converted.glob("*")) if converted.is_dir() else []
+    if not files:
+        return params
+    folder = stage / INPUTS
+    folder.mkdir()
+    for f in files:
+        shutil.copy2(f, folder / f.name)
+    moved = {os.path.abspath(f): os.path.abspath(folder / f.name) for f in files}
+    return {k: moved.get(v, v) if isinstance(v, str) else v for k, v in params.items()}
+
+
+#: The report's folder of converted inputs.
+INPUTS = "inputs"
+
+
+def write_report(chapter, source, params: dict, stage: Path, kernel, *, out: Path | None = None) -> Path:
     """Execute ``chapter`` with ``params`` in ``kernel`` and write its report into ``stage``.
 
     Writes ``stage/<chapter>.ipynb`` (the executed notebook), ``stage/<chapter>.html`` (the
     standalone report) and ``stage/models/*.json``. ``out`` is where ``stage`` will be
     published: the notebook's injected parameters name it rather than the staging folder.
+    ``source`` names the data in the subtitle (a path, or a label for several files).
     Returns the HTML report's path; raises :class:`ChapterFailed`.
     """
     import nbformat
@@ -60,7 +82,7 @@ def write_report(chapter, source: Path, params: dict, stage: Path, kernel, *, ou
     nbformat.write(nb, nb_path)
     html = stage / f"{chapter.name}.html"
     report.write_report(nb_path, html, title=chapter.title,
-                        subtitle=f"{chapter.title}: run on {source.name} with mqperf {__version__}")
+                        subtitle=f"{chapter.title}: run on {getattr(source, 'name', source)} with mqperf {__version__}")
     return html
 
 

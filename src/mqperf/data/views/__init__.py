@@ -8,9 +8,11 @@ book's table shapes, so chapter code has no "is it a path?" branches.
 
 A view module defines ``VIEWS = {input_parameter: function(dataset_name, frame) -> frame}``;
 an input with no view is used as loaded. ``READS`` lists the other book datasets the chapter
-reads on its own data (a joined table, :data:`SYSTEMS`), so the build can hash them. It may also define ``READERS = {input_parameter:
-function(path) -> frame}`` for an input a reader gives in a tool's own format (a reader of
-:mod:`mqperf.data.readers`), which then replaces the contract check for a reader's file.
+reads on its own data (a joined table, :data:`SYSTEMS`), so the build can hash them.
+
+A reader's file in a tool's own format (mqldt, fio, amqsevt, ...: :mod:`mqperf.data.readers`)
+is recognised from its content and converted by :mod:`mqperf.data.ingest`; a folder (an
+MQSMFCSV output folder) stands for the files in it.
 """
 
 from __future__ import annotations
@@ -63,7 +65,15 @@ def describe(source, chapter: str | None = None) -> Source:
     name = book_dataset(source)
     if name is not None:
         return Source(name, loader.file_hash(loader.resource_path(name)), True)
-    return Source(Path(str(source)).name, loader.file_hash(Path(str(source)).expanduser()), False)
+    path = Path(str(source)).expanduser()
+    if path.is_dir():  # a tool's output folder: the hash of its files' names and hashes
+        import hashlib
+
+        from mqperf.data import readers
+
+        digest = hashlib.sha256("".join(f"{p.name}\0{loader.file_hash(p)}\n" for p in readers.expand([path])).encode())
+        return Source(path.name + "/", digest.hexdigest(), False)
+    return Source(path.name, loader.file_hash(path), False)
 
 
 def open(source, chapter: str, input: str = "data") -> pd.DataFrame:  # noqa: A001 (the verb is the point)
@@ -72,7 +82,8 @@ def open(source, chapter: str, input: str = "data") -> pd.DataFrame:  # noqa: A0
     Parameters
     ----------
     source
-        A book dataset name, the path of a book dataset, or a reader's CSV file.
+        A book dataset name, the path of a book dataset, a reader's CSV file, or a reader's
+        file (or folder) in a tool's own format.
     chapter
         The chapter (its notebook's name).
     input
@@ -85,11 +96,14 @@ def open(source, chapter: str, input: str = "data") -> pd.DataFrame:  # noqa: A0
     """
     name = book_dataset(source)
     if name is None:
-        # A view module may name a reader (mqperf.data.readers) for an input a tool writes in its own format.
-        reader = getattr(_module(chapter), "READERS", {}).get(input)
-        if reader is not None:
-            return reader(Path(str(source)).expanduser())
-        return loader.load(source, contract=contract_for(chapter, input))
+        from mqperf.data import ingest
+
+        path = Path(str(source)).expanduser()
+        routed = ingest.route(chapter, [path], explicit_input=input)
+        conv = ingest.convert(routed[input], chapter, input)
+        if conv.plain:
+            return loader.load(path, contract=contract_for(chapter, input))
+        return conv.frame
     frame = loader.load(name)
     view = getattr(_module(chapter), "VIEWS", {}).get(input)
     return frame if view is None else view(name, frame)

@@ -71,7 +71,6 @@ def comparison(name: str, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 VIEWS = {"data": log_figures, "mqldt": mqldt_runs, "records": received, "comparison": comparison}
-READERS = {"mqldt": mqldt_reader.read_mqldt_csv}
 
 #: Other book datasets this chapter reads on its own data (the build hashes them).
 READS = ('test_environments',)
