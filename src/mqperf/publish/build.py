@@ -218,6 +218,15 @@ def chapter_inputs(name: str) -> list[str]:
         if exc.name != f"mqperf.data.views.{name}":
             raise
     files = {loader.resource_path(n) for n in names}
+    # A default that is a file or folder (a chapter whose book run reads an example file, as the
+    # kernel sees it from chapters/): its files are inputs too.
+    for value in parameters.defaults(name).values():
+        if isinstance(value, str) and value and value not in datasets and parameters.looks_like_path(value):
+            path = (chapters_dir() / value).resolve()
+            if path.is_file():
+                files.add(path)
+            elif path.is_dir():
+                files.update(p for p in sorted(path.iterdir()) if p.is_file() and not p.name.startswith("."))
     files.add(loader.data_dir() / loader.PACKAGE_FILE)
     files.update(p for p in contracts_dir().glob(f"{name}*.json") if p.stem.split(".")[0] == name)
     if (contracts_dir() / SHARED).exists():

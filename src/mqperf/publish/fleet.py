@@ -83,6 +83,10 @@ def add_parser(subparsers):
 # -- keys and the row cache --------------------------------------------------------------------
 
 def _file_sha(path: str | Path) -> str:
+    if Path(path).is_dir():  # a tool's output folder: its files' names and hashes
+        from mqperf.data import views
+
+        return views.describe(str(path)).sha256
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

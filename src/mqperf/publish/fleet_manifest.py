@@ -136,7 +136,7 @@ def _job(manifest: Path, base: Path, line: int, cells: dict, chapter: str, given
         return job
     data = Path(job.data).expanduser()
     data = data if data.is_absolute() else base / data
-    if not data.is_file():
+    if not (data.is_file() or data.is_dir()):  # a folder: a tool's output folder (MQSMFCSV)
         job.problem = f"{data}: {'no such file' if not data.exists() else 'not a file'}"
         return job
     values = dict(given)

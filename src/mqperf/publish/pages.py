@@ -313,6 +313,28 @@ def contracts() -> str:
     return "\n".join(out)
 
 
+def formats() -> str:
+    """The Bring-your-own-data page's table of tools: what to run, which chapters it feeds.
+
+    Generated from the readers' registry (:mod:`mqperf.data.readers`), so the table lists
+    exactly the formats `mqperf run --data` recognises.
+    """
+    from mqperf.data import readers
+    from mqperf.publish import build as book
+
+    chapters = {c.name: c.title for c in book.discover()}
+    rows = []
+    for fmt in readers.formats():
+        fed = []
+        for key in fmt.feeds:
+            chapter, _, input_name = key.partition(".")
+            if chapter in chapters:
+                link = f"{{doc}}`{chapters[chapter]} </chapters/{chapter}>`"
+                fed.append(link + (f" (`-p {input_name}` or a second `--data` file)" if input_name else ""))
+        rows.append([fmt.tool, fmt.title, f"`{fmt.command}`", "; ".join(fed) or "none yet"])
+    return _table(["tool", "format", "the command on your system", "chapters it feeds"], rows) + "\n"
+
+
 def _interval(ci) -> str:
     if not ci or ci[0] is None:
         return "none"
@@ -325,7 +347,7 @@ def write_all() -> list[Path]:
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in (("data_catalog.md", data_catalog()), ("errata.md", errata()), ("model_cards.md", model_cards()),
-                       ("parameters.md", parameters()), ("contracts.md", contracts())):
+                       ("parameters.md", parameters()), ("contracts.md", contracts()), ("formats.md", formats())):
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
