@@ -279,11 +279,20 @@ def _check(args) -> int:
             params.update({k: v for k, v in values.items() if k != "data"})
             # The file as read (preflight may return it aggregated); a second load is cheap
             # next to the fits, and fails with the very line preflight would.
-            frame = data.load(values["data"], contract=chapter.contract)
+            main = next(c for c in convs if c.target == chapter.name)
+            frame = data.load(args.file[0], contract=chapter.contract) if main.plain else main.frame
             used = chapters.preflight(chapter.name, values["data"], params)
         used = getattr(used, "points", used)  # a chapter's Results carry the points it fitted
         what = (f"chapter {chapter.name} (contract {chapter.contract}, "
                 f"{'parameters as given' if given else 'default parameters'})")
+    elif "." in name and _input_of(name) is not None:
+        # A chapter's other input (nativeha_storage.mqldt): its files may be a tool's output too.
+        chapter_name, input_name = _input_of(name)
+        conv = ingest.convert(ingest.route(chapter_name, args.file, explicit_input=input_name)[input_name],
+                              chapter_name, input_name)
+        _say_read([conv])
+        frame = used = data.load(args.file[0], contract=name) if conv.plain else conv.frame
+        what = f"contract {name}" if conv.plain else f"input {input_name} of chapter {chapter_name}"
     else:
         if len(args.file) > 1:
             raise MQPerfError("several files need a chapter name in --contract (it says which input each one feeds)")
@@ -295,6 +304,19 @@ def _check(args) -> int:
     label = args.file[0] if len(args.file) == 1 else f"{len(args.file)} files"
     print(f"{label}: ok against {what}{summary}")
     return EXIT_OK
+
+
+def _input_of(name: str):
+    """(chapter, input) for a name like ``nativeha_storage.mqldt`` when that input takes files."""
+    from mqperf.data import ingest
+    from mqperf.publish import build as book
+
+    chapter_name, _, input_name = name.partition(".")
+    try:
+        book.find(chapter_name)
+    except LookupError:
+        return None
+    return (chapter_name, input_name) if input_name in ingest.inputs(chapter_name) else None
 
 
 def _say_read(convs) -> None:
