@@ -11,8 +11,8 @@ PARAMETERS = {
     "data": DataFile(help="recovery log figures: a CSV with write_latency_us, write_size_bytes, physical_bytes_s "
                           "[, logical_bytes_s, interval_s, series] (amqsrua -c DISK -t Log), or a book dataset",
                      contract="nativeha_storage"),
-    "mqldt": DataFile(help='mqldt results: a CSV written by mqldt --csvFile, a book dataset, or "" for none',
-                      contract="mqldt --csvFile output", optional=True),
+    "mqldt": DataFile(help='log disk tests: mqldt output (text or --csvFile CSV) or fio output (JSON or text), '
+                           'a book dataset, or "" for none', contract="nativeha_storage.mqldt", optional=True),
     "records": DataFile(help='records sent and received in the article\'s tests; "" for none',
                         contract="nativeha_records", files=False, optional=True),
     "comparison": DataFile(help='the article\'s printed amqsrua-versus-mqldt comparison; "" to skip',

@@ -196,7 +196,7 @@ def _check_format(path: Path) -> None:
         what = "UTF-16 text" if text[1:200:2].count(b"\x00") > 10 or text[0:200:2].count(b"\x00") > 10 \
             else "binary data"
         raise DataError(path, f"not a CSV file ({what}); {_SAVE_AS}")
-    if text.lstrip()[:1] in (b"{", b"["):
+    if re.match(rb"\s*(\{|\[\s*($|[\[{\"\d\]-]|true|false|null))", text):  # not an INI "[section]"
         raise DataError(path, f"not a CSV file (looks like JSON); {_SAVE_AS}")
     if path.suffix.lower() in _NOT_CSV_SUFFIXES:
         raise DataError(path, f"not a CSV file ({_NOT_CSV_SUFFIXES[path.suffix.lower()]}); {_SAVE_AS}")
