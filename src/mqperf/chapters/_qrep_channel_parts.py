@@ -58,6 +58,22 @@ def scenarios(frame: pd.DataFrame, defaults: dict) -> pd.DataFrame:
     return out
 
 
+#: Columns a reader's rows may lack, with the parameter that fills them (and its unit).
+FILLED = {"tcp_window_bytes": ("tcp_buffer_bytes", "bytes"), "message_bytes": ("message_kb", "bytes")}
+
+
+def filled_from_parameters(given: pd.DataFrame, defaults: dict) -> str:
+    """The sentence saying which required-looking settings came from parameters, not the data."""
+    from mqperf.present import prose
+
+    parts = []
+    for col, (param, unit) in FILLED.items():
+        missing = int(given[col].isna().sum()) if col in given else len(given)
+        if missing:
+            parts.append(f"`{col}` in {prose.count(missing, 'row')} (`{param}`, {prose.num(defaults[col], 7)} {unit})")
+    return ("Not in the data, so taken from the parameters: " + prose.listing(parts) + ". ") if parts else ""
+
+
 def rows_note(sc: pd.DataFrame) -> str:
     return aggregate.note(sc, per="series and channel settings", value=MEASURED)
 

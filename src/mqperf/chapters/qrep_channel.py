@@ -11,8 +11,9 @@ rates in MB/s of 10⁶ bytes (as networks count them), times in ms.
 from mqperf.parameters import DataFile, Integer, Internal, Number
 
 PARAMETERS = {
-    "data": DataFile(help="channels to plan: a CSV with rtt_ms, tcp_window_bytes, message_bytes [, batch_size, "
-                          "batchlim_kb, link_mb_s, commit_ms, measured_mb_s, series], or a book dataset",
+    "data": DataFile(help="channels to plan: a CSV with rtt_ms [, tcp_window_bytes, message_bytes, batch_size, "
+                          "batchlim_kb, link_mb_s, commit_ms, measured_mb_s, series], amqsevt channel statistics, "
+                          "or a book dataset",
                      contract="qrep_channel"),
     "settings": DataFile(help="the article's recommended settings", contract="qrep_settings", files=False),
     "rtt_ms": Number(help="planning: round trip between capture and apply systems (the article flags NETTIME "
@@ -56,7 +57,8 @@ def analyse(p: dict):
     r = Results(book_data=src.book_data, source=src.name)
     link_mb_s = p["link_gbit_s"] * 1e9 / 8 / MB
     defaults = {"batch_size": p["batch_size"], "batchlim_kb": p["batchlim_kb"], "link_mb_s": link_mb_s,
-                "commit_ms": p["commit_ms"]}
+                "commit_ms": p["commit_ms"], "tcp_window_bytes": p["tcp_buffer_bytes"],
+                "message_bytes": p["message_kb"] * KB}
     settings = views.open(p["settings"], CHAPTER, "settings")
     rec = recommended(settings)
 
@@ -67,12 +69,13 @@ def analyse(p: dict):
             caption="The article's numeric recommendations, as printed (seed 002)")
 
     # -- the bandwidth-delay bound ---------------------------------------------------------
-    scenarios = parts.scenarios(views.open(p["data"], CHAPTER), defaults)
+    given = views.open(p["data"], CHAPTER)
+    scenarios = parts.scenarios(given, defaults)
     r.points = scenarios
     evaluated = parts.evaluate(scenarios)
     advice = parts.advice_table(evaluated, rec)
     r.table("advice", advice, caption="The scenarios against the article's channel advice")
-    r.text("advice_reading", parts.advice_reading(advice, len(evaluated)))
+    r.text("advice_reading", parts.filled_from_parameters(given, defaults) + parts.advice_reading(advice, len(evaluated)))
     plan = parts.plan(rtt_ms=p["rtt_ms"], window=p["tcp_buffer_bytes"], message_bytes=p["message_kb"] * KB,
                       batch_size=p["batch_size"], batchlim_kb=p["batchlim_kb"], link_mb_s=link_mb_s,
                       commit_ms=p["commit_ms"], target_mb_s=p["target_mb_s"])
