@@ -207,3 +207,18 @@ def lines(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_t
     if colour:
         enc["color"] = alt.Color(f"{colour}:N", title=None)
     return alt.Chart(rounded(frame, columns=[x, y, colour])).mark_line(point=points).encode(**enc).properties(title=title)
+
+
+def timeline(frame: pd.DataFrame, *, time: str, y: str, colour: str, y_title: str, title: str,
+             bands: pd.DataFrame | None = None) -> alt.Chart:
+    """Rates over time (one line per ``colour`` value), with shaded bands (columns ``start``,
+    ``end``) marking periods the chapter found, e.g. busy periods. Times are ISO strings."""
+    data = rounded(frame, columns=[y]).copy()
+    lines_ = alt.Chart(data).mark_line(point=len(data) <= 200).encode(
+        x=alt.X(f"{time}:T", title="time"), y=alt.Y(f"{y}:Q", title=y_title),
+        color=alt.Color(f"{colour}:N", title=None), tooltip=[f"{time}:T", f"{colour}:N", f"{y}:Q"])
+    if bands is None or bands.empty:
+        return lines_.properties(title=title)
+    shade = alt.Chart(bands).mark_rect(opacity=0.15, color="#edae49").encode(
+        x=alt.X("start:T"), x2="end:T", tooltip=["start:T", "end:T"])
+    return alt.layer(shade, lines_).properties(title=title)
