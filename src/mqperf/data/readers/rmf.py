@@ -1,0 +1,162 @@
+"""RMF Distributed Data Server XML ("ddsml"): Postprocessor and Monitor III reports, read generically.
+
+Shapes from ``reference-data/formats/rmf/FORMAT.md`` (real DDS responses kept by
+zowe/zebra): Postprocessor ``ddsml/postprocessor/{metric, resource, time-data, segment*}``,
+each ``segment/part`` with a ``var-list`` (name/value) and ``table``s
+(``column-headers/col``, ``row/col``); ``display-start`` is ``MM/DD/YYYY-HH.MM.SS`` and
+``report-interval`` ``MM:SS:mmm`` in minutes. Monitor III: ``ddsml/report/{metric, resource,
+time-data, caption/var*, row*, column-headers}``. One reader covers every report: each
+variable and each table cell becomes a row of one long table. An error response
+(``<message id="GPM0739E">`` with a severity of 3 or more) is one line quoting it.
+
+Feeds the latch contention chapter from the Postprocessor CPU Activity report: per interval
+and system, the general-purpose CPs online, their MVS busy and the share of samples with no
+more ready work units than processors (the in-ready work unit queue distribution).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mqperf.data.readers import Format, with_notes
+from mqperf.errors import DataError
+
+
+def _number(text):
+    try:
+        return float(str(text).replace(",", ""))
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def _start(text: str | None) -> str | None:
+    if not text:
+        return None
+    for fmt in ("%m/%d/%Y-%H.%M.%S", "%m/%d/%Y %H:%M:%S"):
+        try:
+            return datetime.strptime(text.strip(), fmt).isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+def _interval_s(time_data) -> float:
+    text = time_data.findtext("report-interval") if time_data is not None else None
+    if text:  # MM:SS:mmm, in minutes
+        m = re.fullmatch(r"(\d+):(\d+):(\d+)", text.strip())
+        if m:
+            return int(m[1]) * 60 + int(m[2]) + int(m[3]) / 1000
+    rng = time_data.findtext("data-range") if time_data is not None else None
+    return _number(rng)
+
+
+def _errors(root, path: Path) -> None:
+    for msg in root.iter("message"):
+        severity = _number(msg.findtext("severity"))
+        if severity >= 3 or np.isnan(severity):
+            raise DataError(path, f"the RMF Distributed Data Server returned an error instead of a report: "
+                                  f"{msg.get('id', '?')} {(msg.findtext('description') or '').strip()}")
+
+
+def read(paths) -> pd.DataFrame:
+    """Every variable and table cell of every report in the files: one long table."""
+    rows = []
+    for path in map(Path, paths):
+        try:
+            root = ET.parse(path).getroot()
+        except ET.ParseError as exc:
+            raise DataError(path.name, f"not complete XML ({exc.msg if hasattr(exc, 'msg') else exc})",
+                            row=exc.position[0] if getattr(exc, "position", None) else None) from None
+        if root.tag != "ddsml":
+            raise DataError(path, f"not an RMF DDS response (root element <{root.tag}>, expected <ddsml>)")
+        _errors(root, path)
+        reports = root.findall("postprocessor") + root.findall("report")
+        for n, rep in enumerate(reports, start=1):
+            metric = rep.find("metric")
+            base = {"kind": "Monitor III" if rep.tag == "report" else "Postprocessor",
+                    "report": metric.get("id") if metric is not None else None,
+                    "title": (metric.findtext("description") or "").strip() if metric is not None else "",
+                    "system": (rep.findtext("resource/resname") or rep.findtext("resource/reslabel") or "").strip(" ,"),
+                    "start": _start(rep.findtext("time-data/display-start")),
+                    "interval_s": _interval_s(rep.find("time-data")), "source": f"{path.name}:report {n}"}
+            if rep.tag == "report":  # Monitor III
+                for var in rep.findall("caption/var"):
+                    rows.append({**base, "part": "caption", "row": None, "column": var.findtext("name"),
+                                 "value": var.findtext("value")})
+                header = [c.text for c in rep.findall("column-headers/col")] or None
+                for i, row in enumerate(rep.findall("row"), start=1):
+                    for j, col in enumerate(row.findall("col")):
+                        name = header[j] if header and j < len(header) else f"col {j + 1}"
+                        rows.append({**base, "part": "table", "row": i, "column": name, "value": col.text})
+                continue
+            for seg in rep.findall("segment"):
+                for part in seg.findall("part"):
+                    where = part.findtext("name") or seg.findtext("name") or ""
+                    for var in part.findall("var-list/var"):
+                        rows.append({**base, "part": where, "row": None, "column": var.findtext("name"),
+                                     "value": var.findtext("value")})
+                    for table in part.findall("table"):
+                        header = [c.text for c in table.findall("column-headers/col")]
+                        for i, row in enumerate(table.findall("row"), start=1):
+                            for j, col in enumerate(row.findall("col")):
+                                rows.append({**base, "part": where, "row": i,
+                                             "column": header[j] if j < len(header) else f"col {j + 1}",
+                                             "value": col.text})
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        raise DataError(Path(paths[0]), "the RMF response holds no report data")
+    frame["number"] = frame["value"].map(_number)
+    return with_notes(frame, "RMF report-interval MM:SS:mmm is read as minutes:seconds:milliseconds")
+
+
+def _found(frame: pd.DataFrame) -> str:
+    kinds = sorted({f"{k} {t or r}" for k, r, t in zip(frame["kind"], frame["report"], frame["title"])})
+    return "found RMF " + ", ".join(kinds)
+
+
+def to_latch(frame: pd.DataFrame) -> pd.DataFrame:
+    """CPU Activity intervals → the kafka_latch_cpus contract: gp_cpus, busy_pct, sufficient_pct, label."""
+    out = []
+    for (source, system, start), rep in frame.groupby(["source", "system", "start"], sort=False, dropna=False):
+        dist = rep[rep["part"] == "Distribution of In-ready Work Unit Queue"]
+        cpus = rep[(rep["part"] == "CPU Activity") | (rep["part"] == "")]
+        if dist.empty:
+            continue
+        share = dist[(dist["column"] == "% of Samples")]
+        label_col = dist[dist["column"] == "Number of Work Units"]
+        at_n = share[share["row"].isin(label_col[label_col["value"] == "<=N"]["row"])]
+        types = rep[(rep["column"] == "CPU Type")]
+        online = rep[rep["column"] == "Time% Online"]
+        number = rep[rep["column"] == "CPU Number"]
+        cp_rows = set(types[types["value"] == "CP"]["row"]) - set(number[number["value"] == "TOTAL/AVERAGE"]["row"])
+        gp = int((online[online["row"].isin(cp_rows)]["number"] > 0).sum())
+        busy = rep[(rep["column"] == "Time% MVS Busy") & rep["row"].isin(number[number["value"] == "TOTAL/AVERAGE"]["row"])]
+        busy = busy[busy["row"].isin(types[types["value"] == "CP"]["row"])]
+        if at_n.empty or busy.empty or gp == 0:
+            continue
+        out.append({"gp_cpus": gp, "busy_pct": float(busy["number"].iloc[0]), "sufficient_pct": float(at_n["number"].iloc[0]),
+                    "label": f"{system} {start}", "source": source})
+    if not out:
+        raise DataError(frame["source"].iloc[0].split(":")[0],
+                        f"{_found(frame)}; the chapter needs the Postprocessor CPU Activity report "
+                        "(rmfpp.xml?reports=CPU) with its in-ready work unit queue distribution")
+    return with_notes(pd.DataFrame(out), *frame.attrs.get("notes", []),
+                      "RMF: gp_cpus = CPs online in the interval, busy_pct = the CPs' TOTAL/AVERAGE MVS busy, "
+                      "sufficient_pct = the in-ready queue distribution's <=N share of samples")
+
+
+def _sniff(head: str, path: Path) -> bool:
+    return bool(re.search(r"<ddsml[\s>]", head[:3000]))
+
+
+FORMATS = [
+    Format(name="rmf-dds-xml", tool="RMF", title="RMF Distributed Data Server XML (Postprocessor or Monitor III)",
+           command="curl 'http://DDSHOST:8803/gpm/rmfpp.xml?reports=CPU&date=20261101,20261107' > cpu.xml",
+           sniff=_sniff, read=read, feeds={"kafka_latch_cpus": to_latch}),
+]
