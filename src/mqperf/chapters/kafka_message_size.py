@@ -103,6 +103,8 @@ def _mb_text(check, prose) -> str:
     n = len(check)
     head = (f"Every one of the {prose.count(n, 'printed MB/s value')} is the computed one rounded."
             if wrong.empty else
+            f"None of the {prose.count(n, 'printed MB/s value')} is the computed one rounded:"
+            if len(wrong) == n else
             f"Of the {prose.count(n, 'printed MB/s value')}, "
             f"{prose.count(n - len(wrong), 'is the computed one rounded', 'are the computed ones rounded')}; "
             f"{'this one is' if len(wrong) == 1 else 'these are'} not:")
