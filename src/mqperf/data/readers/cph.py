@@ -111,7 +111,7 @@ def _sniff_raw(head: str, path: Path) -> bool:
 
 
 def _sniff_cphtestp(head: str, path: Path) -> bool:
-    return CPHTESTP_HEADER in head
+    return bool(re.search(r"^" + re.escape(CPHTESTP_HEADER), head, re.M))
 
 
 FORMATS = [
