@@ -73,7 +73,7 @@ def test_a_folder_without_statistics_and_sql_mode_say_what_they_are(folder, tmp_
     (only / "SMF-QCST.csv").write_text((folder / "csv_TESTCHL" / "SMF-QCST.csv").read_text())
     with pytest.raises(DataError, match="found MQSMFCSV QCST files; the chapter needs SMF 115 statistics"):
         ingest.convert(ingest.route("qm_statistics", [only])["data"], "qm_statistics")
-    with pytest.raises(DataError, match="SQL mode"):
+    with pytest.raises(DataError, match=r"found MQSMFCSV SQL-mode rows \(-f sql; run mqsmfcsv without it\)"):
         ingest.convert(ingest.route("qm_statistics", [folder / "ddl" / "sqlmode_SMF-QJST.first5rows.csv"])["data"],
                        "qm_statistics")
 

@@ -325,6 +325,8 @@ def formats() -> str:
     chapters = {c.name: c.title for c in book.discover()}
     rows = []
     for fmt in readers.formats():
+        if not fmt.feeds:
+            continue  # recognised only to say what it is (MQSMFCSV's SQL mode)
         fed = []
         for key in fmt.feeds:
             chapter, _, input_name = key.partition(".")

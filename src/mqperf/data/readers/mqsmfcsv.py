@@ -174,7 +174,7 @@ FORMATS = [
     Format(name="mqsmfcsv", tool="MQSMFCSV", title="MQSMFCSV CSVs from SMF 115/116",
            command="mqsmfcsv -i SMF.dat -o DIR  (give DIR, or its SMF-QMST.csv and SMF-QJST.csv)",
            sniff=_sniff, read=read, feeds={"qm_statistics": to_statistics}),
-    Format(name="mqsmfcsv-sql", tool="MQSMFCSV", title="MQSMFCSV SQL-mode rows (-f sql)",
-           command="(use the default CSV format instead)", sniff=_sniff_sql, read=_refuse_sql,
-           feeds={"qm_statistics": to_statistics}),
+    # Recognised only to say what it is: no chapter reads it (rows without a header).
+    Format(name="mqsmfcsv-sql", tool="MQSMFCSV", title="MQSMFCSV SQL-mode rows (-f sql; run mqsmfcsv without it)",
+           command="(use the default CSV format instead)", sniff=_sniff_sql, read=_refuse_sql),
 ]
