@@ -213,7 +213,7 @@ def timeline(frame: pd.DataFrame, *, time: str, y: str, colour: str, y_title: st
              bands: pd.DataFrame | None = None) -> alt.Chart:
     """Rates over time (one line per ``colour`` value), with shaded bands (columns ``start``,
     ``end``) marking periods the chapter found, e.g. busy periods. Times are ISO strings."""
-    data = rounded(frame, columns=[y]).copy()
+    data = rounded(frame, columns=[time, y, colour])
     lines_ = alt.Chart(data).mark_line(point=len(data) <= 200).encode(
         x=alt.X(f"{time}:T", title="time"), y=alt.Y(f"{y}:Q", title=y_title),
         color=alt.Color(f"{colour}:N", title=None), tooltip=[f"{time}:T", f"{colour}:N", f"{y}:Q"])
