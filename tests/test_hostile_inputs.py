@@ -309,9 +309,16 @@ def test_missing_data_file(capsys, tmp_path):
 
 
 def test_check_a_folder_instead_of_a_file(capsys, tmp_path):
-    status, _, err, _ = main(capsys, "check", tmp_path, "--contract", CHAPTER)
+    # A folder stands for a tool's output folder (MQSMFCSV): empty, or holding no tool's output, it is one line.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    status, _, err, _ = main(capsys, "check", empty, "--contract", CHAPTER)
     assert status == 2
-    one_line(err, "not a file")
+    one_line(err, "the folder holds no files")
+    (empty / "mine.csv").write_text("tasks,rate_msg_s\n1,10\n")
+    status, _, err, _ = main(capsys, "check", empty, "--contract", CHAPTER)
+    assert status == 2
+    one_line(err, "no file in the folder is in a format mqperf reads")
 
 
 def test_check_unknown_contract(capsys, reader):

@@ -113,7 +113,7 @@ def test_task_scaling_without_a_usl_fit_says_so_instead_of_drawing(tmp_path):
     ("kafka_latch_cpus", "latch_data", "latch,tasks,latch_s\n", DataError, "no data rows"),
     ("kafka_latch_cpus", "latch_data", "latch,tasks,latch_s\n19,2,inf\n19,3,4\n", DataError, "column 'latch_s', line 2"),
     ("kafka_latch_cpus", "latch_data", "latch,tasks\n19,2\n", DataError, "column 'latch_s'"),
-    ("nativeha_storage", "mqldt", "hello\nworld\n", DataError, "not a format .mqldt. reads"),
+    ("nativeha_storage", "mqldt", "hello\nworld\n", DataError, "required column is missing"),
     ("kafka_persistent_uow", "log_bytes", "msgs_per_commit,log_bytes_per_msg\n1,-5\n", DataError, "log_bytes_per_msg"),
 ])
 def test_every_data_parameter_is_checked_against_its_contract(tmp_path, chapter, name, text, error, match):

@@ -58,6 +58,17 @@ def contract_for(chapter: str, input: str = "data") -> str:
     return contract or (chapter if input == "data" else f"{chapter}.{input}")
 
 
+def _path(source) -> Path:
+    """A reader's path; a relative one that is not there is taken from chapters/, where the
+    notebooks run (a notebook's default example file, run from elsewhere)."""
+    from mqperf.paths import chapters_dir
+
+    path = Path(str(source)).expanduser()
+    if not path.is_absolute() and not path.exists() and (chapters_dir() / path).exists():
+        return chapters_dir() / path
+    return path
+
+
 def describe(source, chapter: str | None = None) -> Source:
     """The :class:`Source` of ``source`` (None or "" for no input)."""
     if source is None or str(source) == "":
@@ -65,7 +76,7 @@ def describe(source, chapter: str | None = None) -> Source:
     name = book_dataset(source)
     if name is not None:
         return Source(name, loader.file_hash(loader.resource_path(name)), True)
-    path = Path(str(source)).expanduser()
+    path = _path(source)
     if path.is_dir():  # a tool's output folder: the hash of its files' names and hashes
         import hashlib
 
@@ -98,7 +109,7 @@ def open(source, chapter: str, input: str = "data") -> pd.DataFrame:  # noqa: A0
     if name is None:
         from mqperf.data import ingest
 
-        path = Path(str(source)).expanduser()
+        path = _path(source)
         routed = ingest.route(chapter, [path], explicit_input=input)
         conv = ingest.convert(routed[input], chapter, input)
         if conv.plain:
