@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -338,7 +339,11 @@ def execute_chapters(chapters: list[Chapter], *, force: bool = False, jobs: int 
         # Longest first (as last measured; unknown ones first of all), so that no worker is
         # left running a long chapter alone at the end.
         todo.sort(key=lambda c: -seconds.get(c.name, float("inf")))
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(str(chapters_dir()),)) as pool:
+        # Spawned, not forked: a process that already runs threads (a warm kernel's ZeroMQ I/O, a
+        # notebook calling build) cannot fork safely, and a worker needs only this module anyway.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(str(chapters_dir()),),
+                                 mp_context=context) as pool:
             futures = [pool.submit(_run_chapter, c.name, str(c.path), env_hash) for c in todo]
             for future in as_completed(futures):
                 out = future.result()
