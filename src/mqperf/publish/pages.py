@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 from mqperf.present.cards import load_cards
@@ -314,16 +315,17 @@ def contracts() -> str:
 
 
 def formats() -> str:
-    """The Bring-your-own-data page's table of tools: what to run, which chapters it feeds.
+    """The Bring-your-own-data page's list of tools: what to run, which chapters it feeds.
 
-    Generated from the readers' registry (:mod:`mqperf.data.readers`), so the table lists
-    exactly the formats `mqperf run --data` recognises.
+    Generated from the readers' registry (:mod:`mqperf.data.readers`), so the list names
+    exactly the formats `mqperf run --data` recognises. A list, not a table: the commands are
+    long and a table cell cannot wrap them.
     """
     from mqperf.data import readers
     from mqperf.publish import build as book
 
     chapters = {c.name: c.title for c in book.discover()}
-    rows = []
+    items = []
     for fmt in readers.formats():
         if not fmt.feeds:
             continue  # recognised only to say what it is (MQSMFCSV's SQL mode)
@@ -332,9 +334,11 @@ def formats() -> str:
             chapter, _, input_name = key.partition(".")
             if chapter in chapters:
                 link = f"{{doc}}`{chapters[chapter]} </chapters/{chapter}>`"
-                fed.append(link + (f" (`-p {input_name}` or a second `--data` file)" if input_name else ""))
-        rows.append([fmt.tool, fmt.title, f"`{fmt.command}`", "; ".join(fed) or "none yet"])
-    return _table(["tool", "format", "the command on your system", "chapters it feeds"], rows) + "\n"
+                fed.append(link + (f" (its `{input_name}` input: a second `--data` file)" if input_name else ""))
+        title = re.sub(r"(?<![\w`])(--?[A-Za-z][\w=.-]*)", r"`\1`", fmt.title)  # options as code, not en dashes
+        items.append(f"- **{fmt.tool}**: {title}. Feeds {'; '.join(fed) or 'no chapter yet'}.\n\n"
+                     f"  ```text\n  {fmt.command}\n  ```")
+    return "\n".join(items) + "\n"
 
 
 def _interval(ci) -> str:

@@ -116,9 +116,9 @@ def _sniff_cphtestp(head: str, path: Path) -> bool:
 
 FORMATS = [
     Format(name="cphtestp-results", tool="cphtestp", title="cphtestp / jmstestp results.csv",
-           command="(the cphtestp container writes results.csv)", sniff=_sniff_cphtestp, read=read_cphtestp,
+           command="docker run ... cphtestp   # the container writes results.csv", sniff=_sniff_cphtestp, read=read_cphtestp,
            feeds={"kafka_task_scaling": _scaling}),
     Format(name="cph-raw", tool="cph", title="cph output (rate=…,threads=… lines)",
-           command="cph -vo 3 -nt 8 -ss 10 -rl 300 -tc Requester ... > cph-8threads.txt  (one file per thread count)",
+           command="cph -vo 3 -nt 8 -ss 10 -rl 300 -tc Requester ... > cph-8threads.txt   # one file per thread count",
            sniff=_sniff_raw, read=read_raw, feeds={"kafka_task_scaling": _scaling}),
 ]

@@ -172,7 +172,7 @@ def _refuse_sql(paths) -> pd.DataFrame:
 
 FORMATS = [
     Format(name="mqsmfcsv", tool="MQSMFCSV", title="MQSMFCSV CSVs from SMF 115/116",
-           command="mqsmfcsv -i SMF.dat -o DIR  (give DIR, or its SMF-QMST.csv and SMF-QJST.csv)",
+           command="mqsmfcsv -i SMF.dat -o DIR   # then give DIR (or its SMF-QMST.csv and SMF-QJST.csv) to --data",
            sniff=_sniff, read=read, feeds={"qm_statistics": to_statistics}),
     # Recognised only to say what it is: no chapter reads it (rows without a header).
     Format(name="mqsmfcsv-sql", tool="MQSMFCSV", title="MQSMFCSV SQL-mode rows (-f sql; run mqsmfcsv without it)",
