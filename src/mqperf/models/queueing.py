@@ -182,3 +182,25 @@ def share_time_sufficient_servers(servers, offered_load) -> float:
     if a >= c:
         return 0.0
     return 1.0 - (a / c) * erlang_c(c, a)
+
+
+def littles_law_check(concurrency, throughput, response_s, think_s=0.0, *, tolerance: float = 0.1):
+    """Rows where N = X·(R + Z) fails by more than ``tolerance`` (relative), before any fit.
+
+    Returns a DataFrame with the implied concurrency X·(R + Z), its ratio to the stated N,
+    and ``consistent`` (|ratio − 1| ≤ tolerance). Measurements that break Little's law were
+    taken over different windows, or the response time leaves out part of the cycle.
+    """
+    import numpy as np
+    import pandas as pd
+
+    if not tolerance > 0:
+        raise ModelError(f"the tolerance must be greater than 0, not {tolerance!r}")
+    n, x = np.asarray(concurrency, dtype=float), np.asarray(throughput, dtype=float)
+    r = np.asarray(response_s, dtype=float) + np.asarray(think_s, dtype=float)
+    if np.any(n <= 0) or np.any(x < 0) or np.any(r < 0):
+        raise ModelError("Little's law check: concurrency must be > 0, throughput and times ≥ 0")
+    implied = x * r
+    ratio = implied / n
+    return pd.DataFrame({"concurrency": n, "implied": implied, "ratio": ratio,
+                         "consistent": np.abs(ratio - 1) <= tolerance})

@@ -238,3 +238,22 @@ def fit(
         data_name=data_name,
         data_hash=data_hash,
     )
+
+
+def overhead(n, sigma: float, kappa: float):
+    """The parts of 1/C(N), the processing time relative to one unit, as R ``usl::overhead`` gives them.
+
+    With C(N) = X(N)/λ = N / (1 + σ(N−1) + κN(N−1)):
+
+        1/C(N) = 1/N  +  σ(N−1)/N  +  κ(N−1)
+                 ideal   contention   coherency
+
+    so the three columns add up to λ/X(N). (R's usl package writes the coherency part as
+    κ(N−1)/2: its κ is twice the κ of the form used here.)
+    """
+    import pandas as pd
+
+    n = np.asarray(n, dtype=float)
+    if np.any(n < 1):
+        raise ValueError("concurrency N must be ≥ 1")
+    return pd.DataFrame({"n": n, "ideal": 1 / n, "contention": sigma * (n - 1) / n, "coherency": kappa * (n - 1)})

@@ -1,0 +1,59 @@
+"""Exact MVA against the machine-repairman closed form, the asymptotic bounds, and edge cases."""
+
+import math
+
+import numpy as np
+import pytest
+
+from mqperf.errors import ModelError
+from mqperf.models import mva
+
+
+def _repairman(n: int, d: float, z: float) -> float:
+    """Finite-source M/M/1//N (one server, think time z): X = (1 − p0) / d, with
+    p0 = 1 / Σ_k N!/(N−k)! (d/z)^k, an independent textbook closed form."""
+    terms = [math.perm(n, k) * (d / z) ** k for k in range(n + 1)]
+    return (1 - 1 / sum(terms)) / d
+
+
+@pytest.mark.parametrize("n, d, z", [(1, 0.5, 2.0), (5, 0.2, 1.0), (30, 0.05, 1.0), (12, 1.0, 3.0)])
+def test_one_resource_with_think_time_is_the_repairman_model(n, d, z):
+    result = mva.solve({"cpu": d}, n, think_s=z)
+    assert result.at(n)["throughput"] == pytest.approx(_repairman(n, d, z), rel=1e-12)
+    # Little's law for the whole loop: N = X (R + Z).
+    row = result.at(n)
+    assert row["throughput"] * (row["response_s"] + z) == pytest.approx(n)
+
+
+def test_several_resources_respect_the_bounds_and_name_the_bottleneck():
+    demands = {"QM CPU": 0.0004, "log disk": 0.0012, "network": 0.0003}
+    result = mva.solve(demands, 200, think_s=0.01, delay=("network",))
+    x = result.table["throughput"].to_numpy()
+    total = sum(demands.values())
+    assert np.all(np.diff(x) >= -1e-9 * x[1:])  # more clients never lower throughput (product-form network)
+    assert np.all(x <= result.table["clients"] / (total + 0.01) + 1e-12)
+    assert np.all(x <= 1 / 0.0012 + 1e-9)
+    assert result.bottleneck == "log disk" and result.max_throughput == pytest.approx(1 / 0.0012)
+    assert x[-1] == pytest.approx(1 / 0.0012, rel=1e-3)  # saturated at 200 clients
+    assert result.at(200)["log disk_utilisation"] == pytest.approx(x[-1] * 0.0012)
+    assert result.at(1)["response_s"] == pytest.approx(total)  # one client never queues
+
+
+def test_a_delay_resource_adds_time_but_no_queue():
+    queued = mva.solve({"cpu": 0.1, "wire": 0.1}, 10)
+    delayed = mva.solve({"cpu": 0.1, "wire": 0.1}, 10, delay=("wire",))
+    assert delayed.at(10)["wire_residence_s"] == pytest.approx(0.1)
+    assert queued.at(10)["wire_residence_s"] > 0.1
+
+
+@pytest.mark.parametrize("demands, clients, kwargs, match", [
+    ({"cpu": 0.1}, 0, {}, "whole number"),
+    ({"cpu": -1.0}, 3, {}, "≥ 0"),
+    ({"cpu": float("nan")}, 3, {}, "≥ 0"),
+    ({"wire": 0.1}, 3, {"delay": ("wire",)}, "queueing resource"),
+    ({"cpu": 0.0}, 3, {}, "queueing resource"),
+    ({"cpu": 0.1}, 3, {"think_s": -1.0}, "think time"),
+])
+def test_bad_inputs_are_model_errors(demands, clients, kwargs, match):
+    with pytest.raises(ModelError, match=match):
+        mva.solve(demands, clients, **kwargs)
