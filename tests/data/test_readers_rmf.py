@@ -63,3 +63,32 @@ def test_truncated_xml(folder, tmp_path):
 def test_contract_csvs_are_not_claimed(root):
     for example in sorted((root / "data" / "examples").glob("*.csv")):
         assert readers.detect(example) is None, example.name
+
+
+def test_other_xml_and_an_empty_response(tmp_path):
+    other = tmp_path / "other.xml"
+    other.write_text("<?xml version='1.0'?><catalog><book/></catalog>")
+    assert readers.detect(other) is None
+    with pytest.raises(DataError, match="not an RMF DDS response"):
+        rmf.read([other])
+    empty = tmp_path / "empty.xml"
+    empty.write_text("<ddsml><server><name>RMF-DDS-Server</name></server></ddsml>")
+    with pytest.raises(DataError, match="holds no report data"):
+        rmf.read([empty])
+
+
+def test_an_unknown_report_is_read_generically(tmp_path):
+    # A Postprocessor report of another kind, in the generic segment/part/table shape.
+    xml = ("<ddsml><postprocessor><metric id='WLMGL'><description>Workload Activity</description></metric>"
+           "<resource><resname>SYS1</resname></resource><time-data><display-start>11/02/2026-10.00.00</display-start>"
+           "<report-interval>15:00:000</report-interval></time-data><segment id='1'><name>Service Class</name>"
+           "<part id='2'><table id='3'><column-headers><col type='T'>Class</col><col type='N'>Trans Rate</col>"
+           "</column-headers><row refno='1'><col>MQSTC</col><col>1,234.5</col></row></table></part></segment>"
+           "</postprocessor></ddsml>")
+    path = tmp_path / "wlm.xml"
+    path.write_text(xml)
+    frame = rmf.read([path])
+    cell = frame[frame["column"] == "Trans Rate"].iloc[0]
+    assert cell["number"] == 1234.5 and cell["interval_s"] == 900 and cell["start"] == "2026-11-02T10:00:00"
+    with pytest.raises(DataError, match="found RMF Postprocessor Workload Activity; the chapter needs"):
+        rmf.to_latch(frame)
