@@ -125,7 +125,6 @@ def to_latch(frame: pd.DataFrame) -> pd.DataFrame:
     out = []
     for (source, system, start), rep in frame.groupby(["source", "system", "start"], sort=False, dropna=False):
         dist = rep[rep["part"] == "Distribution of In-ready Work Unit Queue"]
-        cpus = rep[(rep["part"] == "CPU Activity") | (rep["part"] == "")]
         if dist.empty:
             continue
         share = dist[(dist["column"] == "% of Samples")]
