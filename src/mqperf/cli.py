@@ -275,8 +275,7 @@ def _check(args) -> int:
         with tempfile.TemporaryDirectory(prefix="mqperf-check-") as tmp:
             values, convs = ingest.prepare(chapter.name, args.file, Path(tmp))
             _say_read(convs)
-            params = parameters.run_overrides(chapter.name, values["data"], given)
-            params.update({k: v for k, v in values.items() if k != "data"})
+            params = _run_parameters(chapter.name, values, given)
             # The file as read (preflight may return it aggregated); a second load is cheap
             # next to the fits, and fails with the very line preflight would.
             main = next(c for c in convs if c.target == chapter.name)
@@ -317,6 +316,16 @@ def _input_of(name: str):
     except LookupError:
         return None
     return (chapter_name, input_name) if input_name in ingest.inputs(chapter_name) else None
+
+
+def _run_parameters(chapter: str, inputs: dict, given: dict) -> dict:
+    """What a run on the reader's files changes from the notebook's defaults: the reader
+    defaults, the ``-p`` values, then every input the files were routed to."""
+    from mqperf import parameters
+
+    params = parameters.run_overrides(chapter, inputs["data"], given)
+    params.update({k: v for k, v in inputs.items() if k != "data"})
+    return params
 
 
 def _say_read(convs) -> None:
@@ -382,8 +391,7 @@ def _run(args) -> int:
         # A tool's files are read (and converted) into tmp; the report gets them as inputs/.
         values, convs = ingest.prepare(chapter.name, files, Path(tmp))
         source = Path(values["data"])
-        params = parameters.run_overrides(chapter.name, str(source), given)
-        params.update({k: v for k, v in values.items() if k != "data"})
+        params = _run_parameters(chapter.name, values, given)
         data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
         target = outdir.inspect(args.out, data_files=[*files, *data_files])
         chapters.preflight(chapter.name, source, params)
