@@ -217,7 +217,7 @@ class FitResult:
         ``var f(x) = g(x)ᵀ Σ g(x)`` with ``g`` the gradient of the model in its parameters
         (central differences) and ``Σ`` the parameter covariance; the band uses the same
         Student-t quantile as :meth:`conf_int`. It is the uncertainty of the curve, not of a
-        new measurement (which would add the residual variance). NaN without residual degrees
+        new measurement (which adds the residual variance: :meth:`pred_band`). NaN without residual degrees
         of freedom. A parameter fixed by an active bound contributes no variance.
         """
         x = np.asarray(x, dtype=float)
@@ -240,6 +240,45 @@ class FitResult:
         se = np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad))
         q = t_quantile(1 - alpha / 2, self.df_resid)
         return pd.DataFrame({"x": x, "fit": fit, "lower": fit - q * se, "upper": fit + q * se})
+
+    def pred_band(self, x, alpha: float = 0.05) -> pd.DataFrame:
+        """Pointwise prediction band: where a new measurement at ``x`` should fall.
+
+        Notes
+        -----
+        ``fit ± t · sqrt(se_curve(x)² + s²)``, with ``se_curve`` the standard error of the
+        curve behind :meth:`conf_band`, ``s²`` the variance of a new measurement
+        (:meth:`new_measurement_var`: the residual variance ``rmse²`` for an unweighted fit) and
+        ``t`` the two-sided Student-t quantile on ``df_resid`` degrees of freedom. It covers a
+        new measurement of the kind the fit used (a single row, or a mean of as many rows as
+        each fitted point) with probability 1 − alpha, if the scatter is independent, normal and
+        of the size the fit assumed at every x; the confidence band covers only the curve, so
+        the prediction band is always the wider. NaN without residual degrees of freedom (no ``s``
+        to add) or where the confidence band is NaN. Works for any subclass whose
+        :meth:`conf_band` returns ``fit``, ``lower`` and ``upper``: the curve's standard error is
+        read back from that band.
+        """
+        band = self.conf_band(x, alpha)
+        fit = band["fit"].to_numpy(dtype=float)
+        if self.df_resid <= 0:
+            nan = np.full_like(fit, np.nan)
+            return band.assign(lower=nan, upper=nan)
+        q = t_quantile(1 - alpha / 2, self.df_resid)
+        se_curve = (band["upper"].to_numpy(dtype=float) - fit) / q
+        half = q * np.sqrt(se_curve**2 + self.new_measurement_var(fit))
+        return band.assign(lower=fit - half, upper=fit + half)
+
+    def new_measurement_var(self, fit: np.ndarray) -> np.ndarray:
+        """Variance of one new measurement where the curve is ``fit``: ``rmse²`` everywhere, the
+        unweighted least-squares assumption (weighted fits override it)."""
+        return np.full_like(np.asarray(fit, dtype=float), self.rmse**2)
+
+    def bands(self, x, alpha: float = 0.05) -> pd.DataFrame:
+        """The curve at ``x`` with both bands: ``lower``/``upper`` the confidence band (the
+        curve's range), ``pred_lower``/``pred_upper`` the prediction band (a new measurement's
+        range); see :meth:`conf_band` and :meth:`pred_band`."""
+        conf, pred = self.conf_band(x, alpha), self.pred_band(x, alpha)
+        return conf.assign(pred_lower=pred["lower"].to_numpy(), pred_upper=pred["upper"].to_numpy())
 
     def summary(self, alpha: float = 0.05) -> pd.DataFrame:
         """One row per parameter: estimate, standard error, interval, unit, bound flag."""

@@ -284,6 +284,21 @@ class WeightedFitResult(FitResult):
         """sqrt(wssr / df_resid); with weights 1/y² the typical relative error. NaN without residual df."""
         return math.sqrt(self.wssr / self.df_resid) if self.df_resid > 0 else math.nan
 
+    def new_measurement_var(self, fit: np.ndarray) -> np.ndarray:
+        """Variance of one new measurement where the curve is ``fit``, for the prediction band.
+
+        wᵢ ∝ 1/Var(yᵢ), so a new point's variance is ``wrmse² / w(x)``: ``wrmse²`` with equal
+        weights, ``wrmse² · fit²`` with 1/y² weights (equal relative errors). Weights given point
+        by point say nothing about a new x: NaN there (no prediction band rather than a made-up one).
+        """
+        fit = np.asarray(fit, dtype=float)
+        w = np.ones_like(self.y) if self.weights is None else np.asarray(self.weights, dtype=float)
+        if np.allclose(w, w[0], rtol=1e-12, atol=0):
+            return np.full_like(fit, self.wrmse**2 / w[0])
+        if np.allclose(w * self.y**2, 1.0, rtol=1e-9, atol=0):
+            return self.wrmse**2 * fit**2
+        return np.full_like(fit, np.nan)
+
     def fit_stats(self) -> dict:
         from mqperf.models._base import round_sig
 

@@ -124,6 +124,11 @@ class USLResult(FitResult):
         n = np.asarray(n, dtype=float)
         return self.predict(n) - self.predict(n - 1)
 
+    def coherency_crossover(self, sigma: float | None = None, kappa: float | None = None) -> float:
+        """N from which coherency costs more than contention, σ/κ (:func:`coherency_crossover`);
+        what-if σ, κ override the fit."""
+        return coherency_crossover(self.sigma if sigma is None else sigma, self.kappa if kappa is None else kappa)
+
     def derived(self) -> dict:
         return {"peak_n": self.peak_n(), "peak_x": self.peak_x()}
 
@@ -257,3 +262,14 @@ def overhead(n, sigma: float, kappa: float):
     if np.any(n < 1):
         raise ValueError("concurrency N must be ≥ 1")
     return pd.DataFrame({"n": n, "ideal": 1 / n, "contention": sigma * (n - 1) / n, "coherency": kappa * (n - 1)})
+
+
+def coherency_crossover(sigma: float, kappa: float) -> float:
+    """N from which the coherency part of :func:`overhead` exceeds the contention part: σ/κ.
+
+    κ(N − 1) > σ(N − 1)/N for N > 1 exactly when N > σ/κ; inf when κ = 0 (coherency never
+    overtakes). A value at or below 1 means coherency is the larger part from the first unit added.
+    """
+    if kappa <= 0:
+        return math.inf
+    return sigma / kappa

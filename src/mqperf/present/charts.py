@@ -117,10 +117,35 @@ def sampled(frame: pd.DataFrame, limit: int = SAMPLE_ROWS, *, by=()) -> pd.DataF
 
 
 def fitted_curve(result, x_max: float | None = None, points: int = 60, x_min: float = 1.0) -> pd.DataFrame:
-    """The fitted curve with its 95 % confidence band on a grid of ``points`` x values."""
+    """The fitted curve with its 95 % confidence and prediction bands on a grid of ``points`` x values."""
     hi = float(x_max if x_max is not None else max(result.x.max() * 1.6, result.x.max() + 2))
     grid = np.linspace(x_min, hi, points)
-    return result.conf_band(grid)
+    return result.bands(grid)
+
+
+#: How the bands a curve chart draws are labelled in its legend.
+CONF_BAND = "95 % confidence band (the curve)"
+PRED_BAND = "95 % prediction band (a new measurement)"
+_BAND_OPACITY = {PRED_BAND: 0.12}
+
+
+def band_rows(curves: pd.DataFrame, series: str = "series") -> pd.DataFrame:
+    """The bands of ``curves`` in long form, one row per series, x and band, each labelled.
+
+    ``lower``/``upper`` are the confidence band, or whatever the optional ``band`` column
+    names (e.g. a sensitivity band); ``pred_lower``/``pred_upper`` (optional) the prediction
+    band. Rows without a band, or with one of no width, are dropped.
+    """
+    cols = [series, "x", "lower", "upper", "band"]
+    named = curves.assign(band=curves["band"] if "band" in curves else CONF_BAND)
+    parts = [named.reindex(columns=cols)]
+    if "pred_lower" in curves and "pred_upper" in curves:
+        pred = curves.rename(columns={"lower": "_l", "upper": "_u", "pred_lower": "lower", "pred_upper": "upper"})
+        # First, so the wide pale band lies under the confidence band.
+        parts.insert(0, pred.assign(band=PRED_BAND).reindex(columns=cols))
+    long = pd.concat(parts, ignore_index=True).dropna(subset=["lower", "upper"])
+    # A band of no width (a chapter filled a missing band with the curve) is no band to label.
+    return long[long["lower"] != long["upper"]].reset_index(drop=True)
 
 
 def measured_vs_fitted(
@@ -135,18 +160,30 @@ def measured_vs_fitted(
     title: str,
     constraints: pd.DataFrame | None = None,
 ) -> alt.LayerChart:
-    """Points as measured, fitted lines, and a shaded 95 % band where the fit has one.
+    """Points as measured, fitted lines, and shaded bands where the fit has them, labelled.
 
     ``measured`` has columns ``x``, ``y``, ``series`` and ``basis``; ``curves`` has ``x``,
-    ``fit``, ``lower``, ``upper`` and ``series`` (from :func:`fitted_curve`).
+    ``fit``, ``lower``, ``upper`` and ``series`` (from :func:`fitted_curve`), optionally
+    ``pred_lower``/``pred_upper`` (the prediction band, drawn paler around the confidence
+    band) and ``band`` (what ``lower``/``upper`` are, when not the confidence band); see
+    :func:`band_rows`.
     ``constraints`` (optional) marks published statements with columns ``x``, ``series``,
     ``label`` as vertical rules.
     """
     colour = alt.Color(f"{series}:N", title=None)
     xenc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(zero=False))
-    base_curves = alt.Chart(rounded(curves, columns=["x", "fit", "lower", "upper", series]))
-    band = base_curves.mark_area(opacity=0.18).encode(
-        x=alt.X("x:Q", title=x_title), y=alt.Y("lower:Q", title=y_title), y2="upper:Q", color=colour
+    base_curves = alt.Chart(rounded(curves, columns=["x", "fit", series]))
+    bands = band_rows(curves, series)
+    labels = sorted(dict.fromkeys(bands["band"]), key=lambda label: label == PRED_BAND)  # the curve's band first
+    band = alt.Chart(rounded(bands)).mark_area().encode(
+        x=alt.X("x:Q", title=x_title), y=alt.Y("lower:Q", title=y_title), y2="upper:Q", color=colour,
+        detail="band:N",
+        # An ordinal (discrete) scale: the default point scale needs two range values, so one band drew opaque.
+        # Above the plot: beside the series legend at the bottom it ran past the page's width.
+        opacity=alt.Opacity("band:N", title=None, legend=alt.Legend(symbolType="square", orient="top"),
+                            scale=alt.Scale(type="ordinal",
+            domain=labels, range=[_BAND_OPACITY.get(label, 0.28) for label in labels])),
+        tooltip=[f"{series}:N", "band:N", "x:Q", "lower:Q", "upper:Q"],
     )
     line = base_curves.mark_line().encode(x=alt.X("x:Q", title=x_title), y=alt.Y("fit:Q", title=y_title), color=colour)
     points = (
@@ -160,7 +197,7 @@ def measured_vs_fitted(
             tooltip=[f"{series}:N", f"{x}:Q", f"{y}:Q", "basis:N"],
         )
     )
-    layers = [band, line, points]
+    layers = ([band] if labels else []) + [line, points]
     if constraints is not None and len(constraints):
         rules = alt.Chart(rounded(constraints)).mark_rule(strokeDash=[4, 3], opacity=0.6).encode(
             x="x:Q", color=colour, tooltip=["label:N"]

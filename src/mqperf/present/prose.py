@@ -190,6 +190,49 @@ def usl_reading(series: str, result, *, measured_max_n: float, unit: str = "msg/
     return out
 
 
+def usl_overhead_reading(series: str, result, *, measured_max_n: float) -> str:
+    """Where a USL fit's overhead comes from, for the data at hand, in two sentences.
+
+    Rules (each with a test), with c = σ/κ the N from which coherency κ(N−1) exceeds
+    contention σ(N−1)/N (:func:`mqperf.models.usl.coherency_crossover`):
+    - κ = 0: contention is the whole overhead, coherency never overtakes it;
+    - σ = 0 (and κ > 0): coherency is the whole overhead;
+    - c ≤ 1: coherency is the larger part from the second unit on;
+    - 1 < c ≤ the largest measured N: coherency overtakes contention within the measured range;
+    - c beyond it: contention stays the larger part over the measurements, the crossing is an
+      extrapolation;
+    and then the three parts of λ/X(N) at the largest measured N.
+    """
+    from mqperf.models import usl
+
+    def clean(value: float) -> float:
+        # σ, σ/κ and the parts are relative to one unit alone (whose part is 1): below 1e-9 of it
+        # is solver noise, shown as 0 here as in the chart.
+        return 0.0 if math.isfinite(value) and numbers.is_noise(value, scale=1.0) else value
+
+    name, top = quoted(series), float(measured_max_n)
+    cross = clean(result.coherency_crossover())
+    if math.isinf(cross):
+        first = f"In {name} κ = 0: contention is the whole overhead at every N, and coherency never overtakes it."
+    elif clean(result.sigma) == 0:
+        first = f"In {name} σ = 0: coherency is the whole overhead at every N above 1."
+    elif cross <= 1:
+        first = (f"In {name} coherency costs more than contention from the second unit on "
+                 f"(σ/κ = {num(cross)}, not above 1).")
+    elif cross <= top:
+        first = (f"In {name} coherency overtakes contention at N = {num(cross)}, within the measured range "
+                 f"(up to {num(top)}).")
+    else:
+        first = (f"In {name} contention stays the larger overhead across the measured range (up to {num(top)}); "
+                 f"the model puts the crossing at N = {num(cross)}, beyond the measurements: an extrapolation.")
+    parts = usl.overhead([top], result.sigma, result.kappa).iloc[0]
+    total = parts["ideal"] + parts["contention"] + parts["coherency"]
+    ideal, contention, coherency = (clean(parts[k]) for k in ("ideal", "contention", "coherency"))
+    second = (f"At N = {num(top)}, λ/X(N) = {num(total)}: {num(ideal)} ideal, "
+              f"{num(contention)} contention and {num(coherency)} coherency.")
+    return f"{first} {second}"
+
+
 def extrapolation(value: float, measured_max: float, what: str) -> str | None:
     """A warning when an answer lies past the data, else None."""
     if value > measured_max:
