@@ -1,7 +1,14 @@
 """Shared fixtures. Tests that need ../shared skip with a reason on a reader's clone,
 but fail under CI (CI=true), where ../shared is always beside the project."""
 
+import fcntl
+import functools
+import http.server
 import os
+import shutil
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -130,3 +137,70 @@ def pytest_collection_modifyitems(session, config, items):
         return rank.get(rel, len(rank))
 
     items.sort(key=key)  # stable: within a module, and among the rest, the collected order
+
+
+# -- the built book in a browser (tests/test_browser.py, tests/test_whatif_browser.py) -------------
+# Defined once here: a module that imported these fixtures would get its own session-scoped
+# copies, and a second Playwright started in a worker that still holds the first fails
+# ("Sync API inside the asyncio loop") whenever xdist gives both modules to one worker.
+
+HTML = ROOT / "_build" / "html"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def _need_chromium():
+    if CHROMIUM:
+        return
+    msg = "chromium not installed: run `make system-deps` (Debian package chromium)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(msg + " (required under CI)")
+    pytest.skip(msg)
+
+
+@pytest.fixture(scope="session")
+def built_book():
+    """Build with -W -n --keep-going; a warning fails the build and so this test."""
+    cmd = [str(Path(sys.executable).with_name("mqperf")), "build", "--strict"]
+    lock = ROOT / ".cache" / "tests-build.lock"
+    lock.parent.mkdir(exist_ok=True)
+    # Both browser modules may run on different xdist workers: one builds, the other waits
+    # and then finds nothing to do (two renders into one .cache/jb at once would collide).
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    print(proc.stdout)
+    assert proc.returncode == 0, f"book build failed:\n{proc.stdout}\n{proc.stderr}"
+    return HTML
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(built_book):
+    handler = functools.partial(_Quiet, directory=str(built_book))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield ctx
+        ctx.close()

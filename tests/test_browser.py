@@ -7,46 +7,12 @@ chapters), serves _build/html on 127.0.0.1 and loads every page in headless Chro
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import re
-import shutil
-import subprocess
-import sys
-import threading
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 from conftest import ROOT
-
-HTML = ROOT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-
-
-def _need_chromium():
-    if CHROMIUM:
-        return
-    msg = "chromium not installed: run `make system-deps` (Debian package chromium)"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(msg + " (required under CI)")
-    pytest.skip(msg)
-
-
-@pytest.fixture(scope="session")
-def built_book():
-    """Build with -W -n --keep-going; a warning fails the build and so this test."""
-    cmd = [str(Path(sys.executable).with_name("mqperf")), "build", "--strict"]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
-    print(proc.stdout)
-    assert proc.returncode == 0, f"book build failed:\n{proc.stdout}\n{proc.stderr}"
-    return HTML
 
 
 def test_strict_build_succeeds(built_book):
@@ -62,35 +28,6 @@ def test_no_cdn_reference_in_any_page(built_book):
 def test_vendored_assets_present(built_book):
     assert (built_book / "_static" / "vendor" / "vega-bundle.js").stat().st_size > 500_000
     assert (built_book / "_static" / "vendor" / "mathjax" / "tex-svg.js").exists()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="session")
-def server(built_book):
-    handler = functools.partial(_Quiet, directory=str(built_book))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="session")
-def browser(tmp_path_factory):
-    _need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield ctx
-        ctx.close()
 
 
 def _pages():

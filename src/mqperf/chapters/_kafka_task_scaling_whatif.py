@@ -1,0 +1,47 @@
+"""The task-scaling chapter's what-if chart: one USL fit under controls (see :mod:`mqperf.present.whatif`)."""
+
+from __future__ import annotations
+
+from mqperf.chapters import _kafka_task_scaling_fits as k
+from mqperf.present import prose, whatif
+from mqperf.present.prose import num
+
+
+def add(r, fits, curve, known, target: float, max_tasks: int) -> None:
+    """``whatif`` (the chart) and ``whatif_text`` (what the controls start at) on ``r``."""
+    # log10 κ is the control, so a fit with κ = 0 (Amdahl, or κ on its bound) has no start.
+    usable = {n: res for n, res in fits.results.items() if res.model == "usl" and res.kappa > 0}
+    if not usable:
+        r.chart("whatif", None, missing="no series has a USL fit with a coherency cost (κ > 0), so there is no "
+                                        "peak for the controls to move")
+        r.text("whatif_text")
+        return
+    name = max(usable, key=lambda n: usable[n].peak_x())
+    res = usable[name]
+    ref = curve[curve["series"] == name][["x", "fit", "lower", "upper"]]
+    if k.equalities(known, name):
+        band = "with the band of its 'no gain' statement read within ±3 %"
+    elif ref["lower"].notna().any():
+        band = "with its 95 % confidence band"
+    else:
+        band = "with no band: the fit has no residual degrees of freedom"
+    fitted = (f"fitted (fixed): {name}; λ = {num(res.lam, 4)}, σ = {num(res.sigma, 4)}, κ = {num(res.kappa, 4)}"
+              f"{_intervals(res)}; the fit's peak: {num(res.peak_n(), 4)} tasks, {num(res.peak_x(), 4)} msg/s")
+    r.chart("whatif", whatif.usl(lam=res.lam, sigma=res.sigma, kappa=res.kappa, target=target, n_max=max_tasks,
+                                 reference=ref, fitted_text=fitted, x_title="connector tasks (tasks.max)",
+                                 y_title="rate (msg/s)", title="What if: the USL under your own λ, σ and κ"))
+    r.text("whatif_text", (
+        f"The controls start at the fit of {prose.quoted(name)}, the USL fit with the highest modelled peak: "
+        f"λ = {num(res.lam)} msg/s per task, σ = {num(res.sigma)}, κ = {num(res.kappa)} (its slider is log10 κ), "
+        f"and a target of {num(target, 12)} msg/s, with up to {num(max_tasks)} tasks. Moving them redraws the "
+        f"curve and recomputes N*, X* and the tasks for the target in the page; the dashed fitted curve, {band}, "
+        "stays where the fit put it."))
+
+
+def _intervals(res) -> str:
+    if res.cov is None or res.df_resid <= 0:
+        return " (no intervals: no residual degrees of freedom)"
+    ci = res.conf_int()
+    names = {"lam": "λ", "sigma": "σ", "kappa": "κ"}
+    return " (95 %: " + ", ".join(f"{names[p]} {num(ci.loc[p, 'lower'], 4)} to {num(ci.loc[p, 'upper'], 4)}"
+                                  for p in ci.index if p in names and p not in res.active_bounds) + ")"
