@@ -30,7 +30,7 @@ XY = {
     "kafka_latch_cpus": ("gp_cpus", "sufficient_pct"), "client_connection_costs": ("sharecnv", "cpu_us"),
     "tls_channel_costs": ("message_size_bytes", "cost_ratio"), "zedc_compression": ("message_size_bytes", "qm_tcb_increase_pct"),
     "nativeha_storage": ("write_size_bytes", "write_latency_us"), "ims_bridge": ("cpus", "rate_tps"),
-    "qrep_channel": ("rtt_ms", "tcp_window_bytes"),
+    "qrep_channel": ("rtt_ms", "tcp_window_bytes"), "request_reply": ("clients", "rate_msg_s"),
 }
 #: Chapters whose models need at least two distinct x values: one row cannot be fitted.
 #: (client_connection_costs runs on one configuration: its regressions become one sentence and

@@ -57,3 +57,17 @@ def test_a_delay_resource_adds_time_but_no_queue():
 def test_bad_inputs_are_model_errors(demands, clients, kwargs, match):
     with pytest.raises(ModelError, match=match):
         mva.solve(demands, clients, **kwargs)
+
+
+def test_asymptotic_bounds_hold_and_meet_at_the_knee():
+    # Bounds worked by hand (Lazowska et al. 1984, §5.3): D = 0.2 + 0.5 + 0.3 = 1.0 s,
+    # D_max = 0.5 s, Z = 4 s, so N* = (1 + 4) / 0.5 = 10 and X ≤ min(N/5, 2), R ≥ max(1, N/2 − 4).
+    result = mva.solve({"cpu": 0.2, "disk": 0.5, "wire": 0.3}, 40, think_s=4.0, delay=("wire",))
+    assert result.total_demand == pytest.approx(1.0) and result.knee == pytest.approx(10.0)
+    b = result.bounds([1, 10, 40])
+    np.testing.assert_allclose(b["throughput_bound"], [0.2, 2.0, 2.0], rtol=1e-12)
+    np.testing.assert_allclose(b["response_bound_s"], [1.0, 1.0, 16.0], rtol=1e-12)
+    every = result.bounds(result.table["clients"])
+    assert np.all(result.table["throughput"].to_numpy() <= every["throughput_bound"].to_numpy() * (1 + 1e-12))
+    assert np.all(result.table["response_s"].to_numpy() >= every["response_bound_s"].to_numpy() * (1 - 1e-12))
+    assert result.at(1)["throughput"] == pytest.approx(0.2)  # one client meets the light-load bound exactly

@@ -41,6 +41,26 @@ class Result:
         """1 / D_max: no number of clients gets past it."""
         return 1 / self.demands[self.bottleneck]
 
+    @property
+    def total_demand(self) -> float:
+        """D = Σ D_k over every resource, delays included: the response time of one client alone."""
+        return float(sum(self.demands.values()))
+
+    @property
+    def knee(self) -> float:
+        """N* = (D + Z) / D_max, where the two asymptotic bounds cross (Lazowska et al. §5.3)."""
+        return (self.total_demand + self.think_s) / self.demands[self.bottleneck]
+
+    def bounds(self, clients) -> pd.DataFrame:
+        """The asymptotic bounds at ``clients`` (Lazowska et al. §5.3, eqs. 5.1–5.2):
+
+            X(N) ≤ min(N / (D + Z), 1 / D_max)      R(N) ≥ max(D, N·D_max − Z)
+        """
+        n = np.asarray(clients, dtype=float)
+        d, d_max = self.total_demand, self.demands[self.bottleneck]
+        return pd.DataFrame({"clients": n, "throughput_bound": np.minimum(n / (d + self.think_s), 1 / d_max),
+                             "response_bound_s": np.maximum(d, n * d_max - self.think_s)})
+
 
 def solve(demands: dict, clients: int, *, think_s: float = 0.0, delay: tuple = ()) -> Result:
     """Exact MVA for 1 … ``clients`` clients.
