@@ -126,19 +126,20 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--contract", required=True, help="chapter name, contract name or dataset name")
     v.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="with a chapter name: a parameter as `mqperf run` would take it (checked the same way)")
-    from mqperf.publish import fleet
+    from mqperf.publish import compare, fleet
 
     fleet.add_parser(sub)
+    compare.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit status. Never lets a traceback reach the terminal."""
     args = _parser().parse_args(argv)
-    from mqperf.publish import fleet
+    from mqperf.publish import compare, fleet
 
     commands = {"build": _build, "list": _list, "run": _run, "check": _check, "convert": _convert,
-                "fleet": fleet.command}
+                "fleet": fleet.command, "compare": compare.command}
     # run and check: SIGTERM too unwinds through every `finally`, so no staging folder stays.
     # (build keeps default signal handling: its worker processes inherit handlers.)
     guard = signals_as_exceptions() if args.command in ("run", "check", "convert") else contextlib.nullcontext()
@@ -275,7 +276,7 @@ def _check(args) -> int:
         with tempfile.TemporaryDirectory(prefix="mqperf-check-") as tmp:
             values, convs = ingest.prepare(chapter.name, args.file, Path(tmp))
             _say_read(convs)
-            params = _run_parameters(chapter.name, values, given)
+            params = parameters.for_inputs(chapter.name, values, given)
             # The file as read (preflight may return it aggregated); a second load is cheap
             # next to the fits, and fails with the very line preflight would.
             main = next(c for c in convs if c.target == chapter.name)
@@ -316,16 +317,6 @@ def _input_of(name: str):
     except LookupError:
         return None
     return (chapter_name, input_name) if input_name in ingest.inputs(chapter_name) else None
-
-
-def _run_parameters(chapter: str, inputs: dict, given: dict) -> dict:
-    """What a run on the reader's files changes from the notebook's defaults: the reader
-    defaults, the ``-p`` values, then every input the files were routed to."""
-    from mqperf import parameters
-
-    params = parameters.run_overrides(chapter, inputs["data"], given)
-    params.update({k: v for k, v in inputs.items() if k != "data"})
-    return params
 
 
 def _say_read(convs) -> None:
@@ -391,7 +382,7 @@ def _run(args) -> int:
         # A tool's files are read (and converted) into tmp; the report gets them as inputs/.
         values, convs = ingest.prepare(chapter.name, files, Path(tmp))
         source = Path(values["data"])
-        params = _run_parameters(chapter.name, values, given)
+        params = parameters.for_inputs(chapter.name, values, given)
         data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
         target = outdir.inspect(args.out, data_files=[*files, *data_files])
         chapters.preflight(chapter.name, source, params)

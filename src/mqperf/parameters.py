@@ -517,3 +517,12 @@ def run_overrides(chapter: str, source: str | None, given: dict | None = None) -
     if data_param and source is not None:
         values[data_param] = str(Path(source).expanduser().resolve())
     return values
+
+
+def for_inputs(chapter: str, inputs: dict, given: dict | None = None) -> dict:
+    """What a run on the reader's files changes from the notebook's defaults: the reader
+    defaults, the ``-p`` values, then every input the files were routed to
+    (``inputs`` as :func:`mqperf.data.ingest.prepare` returns them)."""
+    values = run_overrides(chapter, inputs["data"], given)
+    values.update({k: v for k, v in inputs.items() if k != "data"})
+    return values

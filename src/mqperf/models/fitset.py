@@ -134,14 +134,20 @@ class FitSet(Sequence):
 
     def curves(self, grid: Callable[[FitResult], np.ndarray] | np.ndarray, *, band: bool = True,
                x: str = "x", y: str = "y", group: str = "series") -> pd.DataFrame:
-        """Each fit evaluated on a grid, with the 95 % band where the fit has one."""
+        """Each fit evaluated on a grid, with its 95 % bands where the fit has them.
+
+        ``lower``/``upper`` are the confidence band (the curve's range), ``pred_lower``/
+        ``pred_upper`` the prediction band (a new measurement's range; see
+        :meth:`~mqperf.models._base.FitResult.pred_band`).
+        """
         frames = []
         for name, r in self.results.items():
             xs = np.asarray(grid(r) if callable(grid) else grid, dtype=float)
             frame = pd.DataFrame({group: name, x: xs, y: r.predict(xs)})
             if band and r.df_resid > 0 and r.cov is not None:
-                b = r.conf_band(xs)
-                frame["lower"], frame["upper"] = b["lower"].to_numpy(), b["upper"].to_numpy()
+                b = r.bands(xs)
+                for col in ("lower", "upper", "pred_lower", "pred_upper"):
+                    frame[col] = b[col].to_numpy()
             frames.append(frame)
         if not frames:
             return pd.DataFrame(columns=[group, x, y])
@@ -169,9 +175,9 @@ class FitSet(Sequence):
                 rows.append(row)
         return pd.DataFrame(rows, columns=[group, x, "measured", "predicted", "error %", "note"])
 
-    def cards(self, chapter: str, dataset: str | None, **extra) -> list[tuple[str, dict]]:
-        """(card name, card) per fitted group, named ``<chapter>__<group>``."""
+    def cards(self, chapter: str, dataset: str | None, **extra) -> list[tuple[str, dict, FitResult]]:
+        """(card name, card, result) per fitted group, named ``<chapter>__<group>``."""
         from mqperf.present.cards import card_name
 
-        return [(card_name(chapter, name), r.to_card(name=f"{chapter}: {name}", dataset=dataset, **extra))
+        return [(card_name(chapter, name), r.to_card(name=f"{chapter}: {name}", dataset=dataset, **extra), r)
                 for name, r in self.results.items()]

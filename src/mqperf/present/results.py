@@ -61,6 +61,8 @@ class Results:
     points: object = None
     #: Every fitted result by name (series -> FitResult), for tests that hold sentences to fits.
     fit_results: dict = field(default_factory=dict)
+    #: The FitResult behind each card, by card name: what ``mqperf compare`` sets side by side.
+    card_results: dict = field(default_factory=dict)
 
     # -- adding ----------------------------------------------------------------------------
     def text(self, key: str, *paragraphs: str | None) -> None:
@@ -107,8 +109,11 @@ class Results:
     def missing(self, key: str, why: str) -> None:
         self.items[key] = Missing(why)
 
-    def card(self, name: str, card: dict) -> None:
+    def card(self, name: str, card: dict, result=None) -> None:
+        """A model card, with the fit it describes (``result``) when there is one to compare."""
         self.cards.append((name, card))
+        if result is not None:
+            self.card_results[name] = result
 
     # -- showing ---------------------------------------------------------------------------
     def show(self, key: str):

@@ -339,7 +339,7 @@ def chart(frame, chapters: list[str]):
 def write_page(frame, path, *, chapters: list[str], datasets: int, title: str) -> None:
     """``index.html``: standalone and offline (the vega bundle inlined, no external URL)."""
     from mqperf.present import charts, tables
-    from mqperf.publish import assets, report
+    from mqperf.publish import report
 
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(paragraph(frame, chapters, datasets))}</p>"]
     fig = chart(frame, chapters)
@@ -350,7 +350,4 @@ def write_page(frame, path, *, chapters: list[str], datasets: int, title: str) -
     table = _table_frame(frame, chapters)
     body.append(tables.show(table, digits=4, caption="One row per dataset and fitted series, nearest the limit first",
                             max_rows=max(len(table), 1))._repr_html_())
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{report._CSS}{report._book_css()}</style>"
-            f"<script>{assets.vega_bundle()}</script></head><body>" + "\n".join(body) + "</body></html>\n")
-    path.write_text(page, encoding="utf-8")
+    path.write_text(report.standalone(title, body), encoding="utf-8")

@@ -79,6 +79,13 @@ def _output(out) -> str:
     return ""
 
 
+def standalone(title: str, body: list[str]) -> str:
+    """A standalone offline page of HTML parts (the vega bundle inlined, no external URL)."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{_CSS}{_book_css()}</style>"
+            f"<script>{assets.vega_bundle()}</script></head><body>" + "\n".join(body) + "</body></html>\n")
+
+
 def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = "") -> None:
     """Render ``notebook`` to ``target`` (HTML); hidden and removed cells stay hidden."""
     nb = nbformat.read(notebook, as_version=4)

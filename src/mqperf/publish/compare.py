@@ -1,0 +1,282 @@
+"""``mqperf compare``: one chapter's models on two or more runs, and what changed between them.
+
+Each ``--data`` is one run (files or a folder, read exactly as ``mqperf run`` reads them).
+The chapter's analysis runs on each (:func:`mqperf.chapters.preflight`, in this process: no
+kernel, no notebook), and every fit that is in two consecutive runs under the same card name
+is compared parameter by parameter (:mod:`mqperf.models.compare`). With three or more runs,
+each parameter's run-by-run estimates are searched for change points
+(:mod:`mqperf.models.changepoint`). The output folder follows ``mqperf run --out``'s rules
+(stage, then publish): ``comparison.csv``, ``index.html`` (standalone, offline) and, for three
+or more runs, ``runs.csv`` and ``changepoints.csv``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mqperf.errors import MQPerfError, ParameterError, shorten
+
+EXIT_OK = 0
+
+_DESCRIPTION = (
+    "Run CHAPTER's models on two or more runs (each --data is one run: files or a folder, read as `mqperf run` "
+    "reads them; give them in time order) and write what changed: DIR/comparison.csv (one row per series and "
+    "parameter: before, after, difference, lower, upper, changed, ratio, unit, note, before_run, after_run), "
+    "DIR/index.html (standalone, offline: the verdict in words, both fits side by side, the curves overlaid with "
+    "their bands and the points) and, for three or more runs, DIR/runs.csv and DIR/changepoints.csv (where a "
+    "parameter moved). Intervals: the delta method for the difference of two independent fits, Student-t on "
+    "Welch–Satterthwaite degrees of freedom, simultaneous over each series' parameters (Bonferroni), so a "
+    "change is claimed only when its interval excludes no change.")
+_EPILOG = (
+    "DIR rules as for `mqperf run`: a new or empty folder, or one holding an earlier mqperf output; anything else "
+    "is refused, and DIR changes only when the comparison is complete. Exit status: 0 written (whether or not "
+    "anything changed), 1 a defect of ours, 2 bad input (a data file, a parameter, DIR, a chapter without a "
+    "fitted model).")
+
+
+def add_parser(subparsers):
+    """Add the ``compare`` subcommand to ``mqperf``'s subparsers; returns its parser."""
+    c = subparsers.add_parser("compare", help="compare a chapter's fits on two or more runs: what changed, by how much",
+                              description=_DESCRIPTION, epilog=_EPILOG)
+    c.add_argument("chapter", metavar="CHAPTER", help="chapter name as `mqperf list` shows it")
+    c.add_argument("--data", required=True, nargs="+", action="append", metavar="FILE",
+                   help="one run's data (repeat --data for each run, oldest first); several files or a folder "
+                        "make one run, as for `mqperf run`")
+    c.add_argument("--label", action="append", default=[], metavar="NAME",
+                   help="a name for each run, in the same order (default: the file or folder names)")
+    c.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                   help="a chapter parameter for every run; `mqperf list` shows them")
+    c.add_argument("--level", type=float, default=95.0, metavar="PCT",
+                   help="simultaneous confidence level of each series' intervals, in percent (default 95)")
+    c.add_argument("--out", required=True, metavar="DIR", help="output folder: new, empty, or an earlier mqperf output")
+    c.add_argument("--quiet", "-q", action="store_true", help="print only errors and the final line")
+    return c
+
+
+@dataclass
+class Run:
+    label: str
+    files: list[Path]
+    results: object = None  # the chapter's Results
+
+    @property
+    def fits(self) -> dict:
+        return self.results.card_results
+
+
+@dataclass
+class Comparison:
+    chapter: str
+    runs: list[Run]
+    alpha: float
+    table: object = None                              # every consecutive pair's parameter rows
+    pairs: list = field(default_factory=list)         # per pair: (before, after, rows, only, refused, derived)
+    estimates: object = None                          # three or more runs: per run, series, parameter
+    changes: object = None                            # confirmed change points
+    change_notes: list = field(default_factory=list)  # sentences, one per series and parameter
+
+
+def command(args) -> int:
+    """``mqperf compare``: exit 0, or raises an MQPerfError (exit 2)."""
+    from mqperf.publish.outdir import signals_as_exceptions
+
+    with signals_as_exceptions():
+        return _compare(args)
+
+
+def _labels(runs: list[list[str]], given: list[str]) -> list[str]:
+    if given:
+        if len(given) != len(runs):
+            raise ParameterError(f"--label given {len(given)} times for {len(runs)} runs: give one per --data, or none")
+        labels = [str(g).strip() for g in given]
+        if any(not lab for lab in labels):
+            raise ParameterError("--label: a run's name cannot be empty")
+    else:
+        labels = [Path(files[0]).name + (f" (+{len(files) - 1})" if len(files) > 1 else "") for files in runs]
+        if len(set(labels)) < len(labels):
+            labels = [f"run {i + 1}: {lab}" for i, lab in enumerate(labels)]
+    if len(set(labels)) < len(labels):
+        raise ParameterError("--label: every run needs a different name")
+    return labels
+
+
+def _compare(args) -> int:
+    from mqperf import __version__, parameters
+    from mqperf.publish import build as book
+    from mqperf.publish import outdir
+
+    say = (lambda *_: None) if args.quiet else (lambda m: print(m, flush=True))
+    given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
+    chapter = book.find(args.chapter)
+    if not chapter.contract or not chapter.data_parameter:
+        raise MQPerfError(f"chapter '{chapter.name}' takes no reader data, so it has no runs to compare")
+    if len(args.data) < 2:
+        raise ParameterError("compare needs two or more runs: give --data once per run (oldest first)")
+    if not 50 <= args.level < 100:
+        raise ParameterError(f"--level {args.level:g}: give a confidence level in percent, from 50 to below 100")
+    labels = _labels(args.data, args.label)
+    runs = [Run(lab, [Path(f).expanduser() for f in files]) for lab, files in zip(labels, args.data)]
+    outdir.recover(args.out)
+    target = outdir.inspect(args.out, data_files=[f for r in runs for f in r.files])
+    say(f"mqperf compare: {chapter.name} on {len(runs)} runs: {', '.join(labels)}")
+    analyse(chapter.name, runs, given, say)
+    result = compare(chapter.name, runs, alpha=1 - args.level / 100)
+    with outdir.staging(target) as stage:
+        write(result, stage)
+        outdir.publish(stage, target, chapter="compare", version=__version__, data=", ".join(shorten(x, 40) for x in labels))
+    for line in verdict_lines(result):
+        say(f"  {line}")
+    table = result.table
+    moved = table.loc[table["changed"], "series"].nunique() if len(table) else 0
+    print(f"mqperf compare: {table['series'].nunique() if len(table) else 0} series compared, {moved} changed; "
+          f"report: {target.path / 'index.html'}, table: {target.path / 'comparison.csv'}")
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+def analyse(chapter: str, runs: list[Run], given: dict, say=print) -> None:
+    """Run the chapter's analysis on each run (as ``mqperf run`` would check it) and keep its Results."""
+    import warnings
+
+    from mqperf import chapters, parameters
+    from mqperf.data import ingest
+
+    with tempfile.TemporaryDirectory(prefix="mqperf-compare-") as tmp:
+        for i, run in enumerate(runs):
+            folder = Path(tmp) / f"run{i}"
+            folder.mkdir()
+            values, _ = ingest.prepare(chapter, run.files, folder)
+            params = parameters.for_inputs(chapter, values, given)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                run.results = chapters.preflight(chapter, values["data"], params)
+            say(f"  {run.label}: {len(run.fits)} fitted model{'s' * (len(run.fits) != 1)}")
+    if not any(run.fits for run in runs):
+        raise MQPerfError(f"chapter '{chapter}' fitted no model to these runs, so there is nothing to compare "
+                          "(its report compares by tables; run `mqperf run` on each)")
+
+
+def _series(chapter: str, run: Run, card_name: str) -> str:
+    card = dict(run.results.cards).get(card_name, {})
+    label = str(card.get("name", card_name))
+    return label.split(": ", 1)[1] if label.startswith(f"{chapter}: ") else label
+
+
+def compare(chapter: str, runs: list[Run], *, alpha: float = 0.05) -> Comparison:
+    """Every consecutive pair of runs compared; change points over three or more runs."""
+    import pandas as pd
+
+    from mqperf.errors import ModelError
+    from mqperf.models import compare as model
+
+    out = Comparison(chapter, runs, alpha)
+    frames = []
+    for before, after in zip(runs, runs[1:]):
+        both = [n for n in before.fits if n in after.fits]
+        only = {before.label: [_series(chapter, before, n) for n in before.fits if n not in after.fits],
+                after.label: [_series(chapter, after, n) for n in after.fits if n not in before.fits]}
+        refused, derived, rows = {}, {}, []
+        for name in both:
+            series = _series(chapter, after, name)
+            try:
+                rows.append(model.parameters(before.fits[name], after.fits[name], series=series, alpha=alpha))
+            except ModelError as exc:
+                refused[series] = str(exc).split(": ", 1)[-1]
+                continue
+            derived[series] = model.derived(before.fits[name], after.fits[name])
+        pair = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=model.COLUMNS)
+        pair = pair.assign(before_run=before.label, after_run=after.label)
+        out.pairs.append((before, after, pair, only, refused, derived))
+        frames.append(pair)
+    out.table = pd.concat(frames, ignore_index=True)
+    if len(runs) >= 3:
+        _changepoints(out)
+    return out
+
+
+def _changepoints(out: Comparison) -> None:
+    """Each parameter's estimates over the runs, and the change points the runs' intervals confirm."""
+    import pandas as pd
+
+    from mqperf.errors import ModelError
+    from mqperf.models import changepoint
+    from mqperf.models import compare as model
+    from mqperf.present import comparison as words
+
+    rows = []
+    common = _common_x(out.runs)
+    for order, run in enumerate(out.runs):
+        for name, res in run.fits.items():
+            ci = res.conf_int()
+            base = {"order": order, "run": run.label, "card": name, "series": _series(out.chapter, run, name)}
+            for p in res.params.index:
+                held = p in res.active_bounds  # no standard error: no change point can be tested on it
+                rows.append({**base, "parameter": p, "unit": res.units.get(p, ""), "estimate": float(res.params[p]),
+                             "std_err": float("nan") if held else float(res.bse[p]),
+                             "lower": float(ci.loc[p, "lower"]), "upper": float(ci.loc[p, "upper"])})
+            if name in common:
+                rows.append({**base, "unit": "", **model.curve_value(res, common[name])})
+    est = pd.DataFrame(rows)
+    changes = []
+    for (card, p), g in est.groupby(["card", "parameter"], sort=False):
+        g = g.sort_values("order")
+        series = g["series"].iloc[-1]
+        why = None
+        found = []
+        if len(g) < len(out.runs):
+            why = f"it is fitted in {len(g)} of the {len(out.runs)} runs"
+        else:
+            try:
+                found = changepoint.detect(g["estimate"], g["std_err"], alpha=out.alpha)
+            except ModelError as exc:
+                why = str(exc)
+        labels = list(g["run"])
+        out.change_notes.append((series, p, words.changepoint_sentence(series, p, found, labels, g["unit"].iloc[0], why)))
+        changes += [{"series": series, "parameter": p, "run": labels[c.index], "before": c.before, "after": c.after,
+                     "lower": c.lower, "upper": c.upper} for c in found]
+    out.estimates = est.drop(columns=["card"])
+    out.changes = pd.DataFrame(changes, columns=["series", "parameter", "run", "before", "after", "lower", "upper"])
+
+
+def _common_x(runs: list[Run]) -> dict:
+    """Per card: the largest x every run measured (for a one-input model fitted in every run)."""
+    import numpy as np
+
+    out = {}
+    for name in runs[0].fits:
+        fits = [run.fits.get(name) for run in runs]
+        if any(f is None or np.ndim(f.x) != 1 or f.x.size == 0 for f in fits):
+            continue
+        lo, hi = max(float(f.x.min()) for f in fits), min(float(f.x.max()) for f in fits)
+        if lo <= hi:
+            out[name] = hi
+    return out
+
+
+def verdict_lines(result: Comparison) -> list[str]:
+    """The verdict of every pair and series, as plain sentences (the terminal and the page)."""
+    from mqperf.present import comparison as words
+
+    lines = []
+    for before, after, rows, only, refused, derived in result.pairs:
+        labels = (before.label, after.label)
+        lines.append(words.opening(rows, only, refused, labels, result.chapter, result.alpha))
+        for series, g in rows.groupby("series", sort=False):
+            lines.append(words.series_verdict(series, g, derived.get(series), labels))
+    lines += [note for _, _, note in result.change_notes]
+    return lines
+
+
+def write(result: Comparison, stage: Path) -> None:
+    """The CSVs and the page into ``stage``."""
+    from mqperf.publish import compare_page
+    from mqperf.publish.fleet_summary import write_csv  # the same rule: card digits, equal on every machine
+
+    write_csv(result.table.drop(columns=["df", "level_each"]), stage / "comparison.csv")
+    if result.estimates is not None:
+        write_csv(result.estimates.drop(columns=["order"]), stage / "runs.csv")
+        write_csv(result.changes, stage / "changepoints.csv")
+    compare_page.write(result, stage / "index.html")
