@@ -151,6 +151,7 @@ def test_two_points_give_amdahl_and_sentences_instead_of_charts(tmp_path):
     r = props.run("kafka_task_scaling", path)
     assert fitted(r)["your data"]["model"] == "Amdahl"
     assert "no USL curve to draw" in text(r, "curves") and "no marginal gain" in text(r, "gains")
+    assert isinstance(r["overhead"], Missing) and "no coherency part" in text(r, "overhead")
     assert "The fit is exactly identified" in text(r, "identification")
     props.assert_report_is_honest(r)
 
@@ -159,3 +160,32 @@ def test_example_file_runs_honestly(root):
     r = props.run("kafka_task_scaling", root / "data" / "examples" / "kafka_task_scaling.csv", target_rate_msg_s=50000)
     assert len(r["fits"].frame) == 2 and r["plan"].frame["series"].nunique() == 2
     props.assert_report_is_honest(r)
+
+
+def test_overhead_says_where_coherency_overtakes_contention(book):
+    usl_rows = {s: row for s, row in fitted(book).items() if row["model"] == "USL"}
+    said = text(book, "overhead_text")
+    for series, row in usl_rows.items():
+        cross, top = row["σ"] / row["κ"], book.points.loc[book.points["series"] == series, "tasks"].max()
+        line = next(line for line in said.splitlines() if f"“{series}”" in line)
+        # σ/κ from the fits table (rounded to 4 digits there), so compare at the sentence's 3 digits.
+        assert f"N = {cross:.3g}" in line
+        assert ("within the measured range" in line) == (cross <= top)
+    assert "“sink sustainable nonpersistent” coherency overtakes contention" in said
+    series = {row["series"] for row in next(iter(book["overhead"].to_dict()["datasets"].values()))}
+    assert series == set(usl_rows)
+
+
+def test_curves_label_both_bands_where_the_fit_has_residual_df(tmp_path, book):
+    from mqperf.present.charts import CONF_BAND, PRED_BAND
+
+    def band_rows(r):
+        return [row for rows in r["curves"].to_dict()["datasets"].values() for row in rows if "band" in row]
+
+    rows = band_rows(props.run("kafka_task_scaling", _reader_file(tmp_path)))
+    by = {label: {row["x"]: (row["lower"], row["upper"]) for row in rows if row["band"] == label}
+          for label in (CONF_BAND, PRED_BAND)}
+    assert by[CONF_BAND] and by[CONF_BAND].keys() == by[PRED_BAND].keys()
+    assert all(by[PRED_BAND][x][0] < lo and hi < by[PRED_BAND][x][1] for x, (lo, hi) in by[CONF_BAND].items())
+    # The book's fits are exactly identified: their only bands are the statements' sensitivity bands.
+    assert {row["band"] for row in band_rows(book)} == {"'no gain' read within ±3 % (sensitivity)"}

@@ -113,10 +113,12 @@ def curves(fits: dict[str, FitSet], n_max: float, points: int = 61) -> pd.DataFr
     grid = np.linspace(1, n_max, points)
     parts = []
     for (series, model), r in results(fits).items():
-        frame = pd.DataFrame({"x": grid, "fit": r.predict(grid), "lower": np.nan, "upper": np.nan})
+        frame = pd.DataFrame({"x": grid, "fit": r.predict(grid), "lower": np.nan, "upper": np.nan,
+                              "pred_lower": np.nan, "pred_upper": np.nan})
         if r.df_resid > 0 and r.cov is not None:
-            band = r.conf_band(grid)
-            frame["lower"], frame["upper"] = band["lower"].to_numpy(), band["upper"].to_numpy()
+            band = r.bands(grid)  # confidence (the curve) and prediction (a new measurement)
+            for col in ("lower", "upper", "pred_lower", "pred_upper"):
+                frame[col] = band[col].to_numpy()
         frame["series"] = f"{series}: {MODELS[model]}"
         parts.append(frame)
     return pd.concat(parts, ignore_index=True)

@@ -152,9 +152,9 @@ def idle_chart(points: pd.DataFrame, fits: FitSet, tasks_max: int):
     grid = pd.DataFrame({"tasks": np.arange(1, int(tasks_max) + 1)})
     parts = []
     for name, r in fits.results.items():
-        band = r.conf_band(grid).rename(columns={"tasks": "x"})
+        band = r.bands(grid).rename(columns={"tasks": "x"})
         band["series"] = name
-        parts.append(band[["x", "fit", "lower", "upper", "series"]])
+        parts.append(band[["x", "fit", "lower", "upper", "pred_lower", "pred_upper", "series"]])
     measured = points[["series", "tasks", CPU, "basis"]]
     return charts.measured_vs_fitted(measured, pd.concat(parts, ignore_index=True), x="tasks", y=CPU,
                                      x_title="connector tasks (tasks.max)", y_title="idle CPU (CPU s/h)",
@@ -387,7 +387,7 @@ def plan_trickle_sentence(table: pd.DataFrame, rate: float, tasks: int) -> str:
             f"the gets find nothing: {prose.num(row['empty gets per hour'])} empty gets an hour, {cpu}.")
 
 
-def cards(fits: FitSet, src) -> list[tuple[str, dict]]:
+def cards(fits: FitSet, src) -> list[tuple[str, dict, object]]:
     out = []
     for name, r in fits.results.items():
         notes = ["ordinary least squares (statsmodels) of idle CPU seconds per hour on tasks.max as a number: "
@@ -395,5 +395,5 @@ def cards(fits: FitSet, src) -> list[tuple[str, dict]]:
         if r.exactly_identified:
             notes.append("exactly identified: two task counts for two parameters, so no standard errors or intervals")
         out.append((card_name(CHAPTER, "idle cpu " + name),
-                    r.to_card(name=f"{CHAPTER}: idle CPU, {name}", dataset=src.name, notes=notes)))
+                    r.to_card(name=f"{CHAPTER}: idle CPU, {name}", dataset=src.name, notes=notes), r))
     return out

@@ -48,9 +48,9 @@ def plan(r, p: dict, runs: pd.DataFrame, mmc: pd.DataFrame, factors: dict, sourc
             caption="Measured relation: time with sufficient CPUs (%) = a + b × busy (%)")
         r.text("relation_text", prose.identification({"measured relation": relation}))
         r.card(card_name(CHAPTER, "measured relation"),
-               relation.to_card(name=f"{CHAPTER}: RMF share against busy", dataset=source.name))
+               relation.to_card(name=f"{CHAPTER}: RMF share against busy", dataset=source.name), relation)
         grid = np.linspace(0, 100, 51)
-        curve = relation.conf_band(grid).assign(series="measured relation")
+        curve = relation.bands(grid).assign(series="measured relation")
         pts = pd.DataFrame({"x": runs["busy_pct"], "y": runs["sufficient_pct"], "series": "measured relation",
                             "basis": "measured"})
         r.chart("relation_chart", charts.measured_vs_fitted(

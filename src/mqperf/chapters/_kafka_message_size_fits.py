@@ -109,15 +109,16 @@ def parameter_table(fits: FitSet) -> pd.DataFrame:
 
 
 def curves(fits: FitSet, kb_max: float, *, as_mb: bool = False) -> pd.DataFrame:
-    """Fitted rate (or MB/s) against size with the 95 % band, its lower edge clipped at 0."""
+    """Fitted rate (or MB/s) against size with the 95 % confidence and prediction bands, their
+    lower edges clipped at 0."""
     grid = np.round(np.linspace(1.0, float(kb_max), 60), 4)
     parts = []
     for name, r in fits.results.items():
-        band = r.conf_band(grid * KB)
+        band = r.bands(grid * KB)
         band["x"], band["series"] = grid, name
-        band["lower"] = band["lower"].clip(lower=0)
+        band["lower"], band["pred_lower"] = band["lower"].clip(lower=0), band["pred_lower"].clip(lower=0)
         if as_mb:
-            for col in ("fit", "lower", "upper"):
+            for col in ("fit", "lower", "upper", "pred_lower", "pred_upper"):
                 band[col] = band[col] * grid / KB
         parts.append(band)
     return pd.concat(parts, ignore_index=True)

@@ -252,11 +252,12 @@ def throughput_chart(points: pd.DataFrame, fits: FitSet, sens: pd.DataFrame, b_m
     grid = np.round(np.linspace(1.0, b_max, 80), 4)
     parts = []
     for name, r in fits.results.items():
-        band = r.conf_band(grid)
+        band = r.bands(grid).assign(band=charts.CONF_BAND)
         readings = sens[sens["series"] == name]["fit"] if not sens.empty else []
         if len(readings):
             stack = np.vstack([res.predict(grid) for res in readings] + [band["fit"].to_numpy()])
             band["lower"], band["upper"] = stack.min(axis=0), stack.max(axis=0)
+            band["band"] = "readings of the ranged points (sensitivity)"
         band["lower"] = band["lower"].fillna(band["fit"])
         band["upper"] = band["upper"].fillna(band["fit"])
         band["series"] = name
@@ -403,10 +404,10 @@ def plan_sentences(plan: pd.DataFrame, fraction: float, plan_b: float) -> list[s
     return out
 
 
-def cards(fits: FitSet, log_fits: FitSet | None, src, log_src) -> list[tuple[str, dict]]:
-    out = [(card_name(CHAPTER, "throughput " + s), r.to_card(name=f"{CHAPTER}: throughput, {s}", dataset=src.name))
+def cards(fits: FitSet, log_fits: FitSet | None, src, log_src) -> list[tuple[str, dict, object]]:
+    out = [(card_name(CHAPTER, "throughput " + s), r.to_card(name=f"{CHAPTER}: throughput, {s}", dataset=src.name), r)
            for s, r in fits.results.items()]
     if log_fits:
-        out += [(card_name(CHAPTER, "log bytes " + s), r.to_card(name=f"{CHAPTER}: log bytes, {s}", dataset=log_src.name))
+        out += [(card_name(CHAPTER, "log bytes " + s), r.to_card(name=f"{CHAPTER}: log bytes, {s}", dataset=log_src.name), r)
                 for s, r in log_fits.results.items()]
     return out

@@ -137,20 +137,29 @@ def parameter_table(fits: FitSet) -> pd.DataFrame:
     return frame.rename(columns={"std err": "standard error", "lower": "95 % lower", "upper": "95 % upper"})
 
 
+#: The legend's name for the band of a fit that rests on a "no gain" statement.
+SENSITIVITY_BAND = "'no gain' read within ±3 % (sensitivity)"
+
+
 def curves(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame, max_tasks: int) -> pd.DataFrame:
-    """USL curves on a grid: the sensitivity band where a statement pins a fit, else the 95 % band."""
+    """USL curves on a grid: the sensitivity band where a statement pins a fit, else the 95 %
+    confidence band; and the 95 % prediction band wherever the fit has residual degrees of freedom."""
+    from mqperf.present.charts import CONF_BAND
+
     grid = np.round(np.linspace(1, max_tasks, 50), 4)
     parts = []
     for name, r in fits.results.items():
         if r.model != "usl":
             continue
-        frame = pd.DataFrame({"series": name, "x": grid, "fit": r.predict(grid), "lower": np.nan, "upper": np.nan})
+        frame = pd.DataFrame({"series": name, "x": grid, "fit": r.predict(grid), "lower": np.nan, "upper": np.nan,
+                              "pred_lower": np.nan, "pred_upper": np.nan, "band": CONF_BAND})
+        if r.df_resid > 0 and r.cov is not None:
+            b = r.bands(grid)
+            for col in ("lower", "upper", "pred_lower", "pred_upper"):
+                frame[col] = b[col].to_numpy()
         band = sensitivity_curves(r, pts[pts["series"] == name], equalities(known, name), grid)
         if band is not None:
-            frame["lower"], frame["upper"] = band.min(axis=0), band.max(axis=0)
-        elif r.df_resid > 0 and r.cov is not None:
-            b = r.conf_band(grid)
-            frame["lower"], frame["upper"] = b["lower"].to_numpy(), b["upper"].to_numpy()
+            frame["lower"], frame["upper"], frame["band"] = band.min(axis=0), band.max(axis=0), SENSITIVITY_BAND
         parts.append(frame)
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 

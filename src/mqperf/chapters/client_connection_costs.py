@@ -135,7 +135,7 @@ def _regressions(r, p, calc, basic, source) -> None:
                            if ok["error_pct"].abs().min() > 10 else "")) if len(ok) else None)
     for kind, res in results.items():
         r.card(card_name(CHAPTER, f"basic {kind}"),
-               res.to_card(name=f"{CHAPTER}: basic cost, {kind}", dataset=source.name))
+               res.to_card(name=f"{CHAPTER}: basic cost, {kind}", dataset=source.name), res)
 
 
 def _difference_sentences(diffs) -> str | None:
@@ -315,7 +315,7 @@ def _refused(r, p, calc, basic):
              f"{prose.num(mult['SHARECNV(1) multiplies by'].iloc[0])}." if len(mult) else None)))
         for kind, res in fits.items():
             r.card(card_name(CHAPTER, f"refused {kind.split(' (')[0]}"),
-                   res.to_card(name=f"{CHAPTER}: refused connection, {kind}", dataset=res.data_name))
+                   res.to_card(name=f"{CHAPTER}: refused connection, {kind}", dataset=res.data_name), res)
     else:
         r.items["blocked_fits_text"] = None
     return refused
@@ -324,7 +324,7 @@ def _refused(r, p, calc, basic):
 def _storm(r, p, calc, configs, refused) -> None:
     import pandas as pd
 
-    from mqperf.present import charts, prose
+    from mqperf.present import charts, prose, whatif
 
     rate, util = float(p["storm_rate_per_s"]), float(p["max_utilisation"])
     table = calc.scenarios(configs, refused)
@@ -354,6 +354,14 @@ def _storm(r, p, calc, configs, refused) -> None:
     r.chart("storm_chart", charts.lines(curves, x="attempts_per_s", y="busy_engines", colour="scenario",
                                         x_title="connection attempts per second", y_title="engines kept busy",
                                         title="Engines kept busy by a connection storm", points=False))
+    picks = [lo, hi] + ([bad.loc[bad["cpu_us"].idxmax()]] if len(bad) else [])
+    picks = pd.DataFrame(picks).drop_duplicates("scenario")
+    r.chart("storm_whatif", whatif.connection_storm(scenarios=picks, rate=rate, max_rate=max(4 * rate, 10),
+                                                    max_utilisation=util, title="What if: your own storm rate"))
+    r.text("storm_whatif_text", f"The control starts at {prose.num(rate)} attempts a second (the dashed rule), "
+           f"for the cheapest and dearest successful connection and the dearest refusal; moving it recomputes the "
+           f"busy engines, the CPU seconds an hour and the engines needed at most {prose.num(util * 100)} % busy in "
+           "the page.")
     one = pd.DataFrame({"scenario": table["scenario"], "CPU per attempt (µs)": table["cpu_us"],
                         "attempts per second for one engine": [calc.rate_for_engines(1, c) for c in table["cpu_us"]]})
     r.table("one_engine", one, digits=4, caption="The attempt rate that keeps one engine busy: 1 / cost")

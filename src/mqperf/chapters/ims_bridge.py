@@ -34,7 +34,7 @@ def analyse(p: dict):
     from mqperf.chapters import _ims_bridge_fits as f
     from mqperf.data import aggregate, views
     from mqperf.errors import ModelError
-    from mqperf.present import charts, prose
+    from mqperf.present import charts, overhead, prose
     from mqperf.present.cards import card_name
     from mqperf.present.results import Results
 
@@ -79,6 +79,11 @@ def analyse(p: dict):
         measured.assign(series=measured["series"] + ": measured"), curve, x="cpus", y="rate_tps",
         x_title="CPUs of the LPAR varied", y_title="transactions per second (tx/s)",
         title="Rate against CPUs: measured, and the fits"))
+    usl_fits = {s: v for (s, m), v in res.items() if m == "usl"}
+    overhead.show(r, usl_fits, {s: float(pts.loc[pts["series"] == s, "cpus"].max()) for s in usl_fits},
+                  n_max=max(12.0, top_n * 1.4), x_title="CPUs of the LPAR",
+                  missing="no series has three distinct CPU counts, so there is no USL fit and no coherency part "
+                          "to set against contention; Amdahl's law assumes none")
 
     hold = f.holdout_largest(pts)
     r.table("holdout", hold.rename(columns=HOLDOUT_COLUMNS), digits=4,
@@ -97,12 +102,15 @@ def analyse(p: dict):
     r.text("plan_reading", _plan_reading(plan, pts, target, n_max))
     about.plan(r)
 
+    from mqperf.chapters import _ims_bridge_whatif as cf_whatif
+
     cf = f.cf_point(pts)
     if cf is None:
         for key in ("cf", "cf_headroom", "cf_chart"):
             r.missing(key, "Your file has no coupling-facility busy share (columns cf_busy_pct and cf_processors), "
                            "so there is no CF headroom" if key == "cf" else "No CF figures, so no CF table or chart")
         r.text("cf_reading", None)
+        cf_whatif.missing(r)
     else:
         need = f.cf_processors_needed(cf, target, most)
         r.table("cf", _cf_shown(cf, f.cf_time_per_transaction_us(cf), target, most, need), digits=4,
@@ -119,12 +127,13 @@ def analyse(p: dict):
                               max_utilisation=most)
         r.chart("cf_chart", _headroom_chart(sweep))
         r.text("cf_reading", _cf_reading(cf, head, target, most, need))
+        cf_whatif.add(r, cf, sweep, target, need)
     about.cf(r)
 
     for (series, model), v in res.items():
         label = model if len({s for s, _ in res}) == 1 else f"{model} {series}"
         r.card(card_name(CHAPTER, label), v.to_card(name=f"{CHAPTER}: {f.MODELS[model]} ({series}, rate against CPUs)",
-                                                    dataset=src.name))
+                                                    dataset=src.name), v)
     about.errata(r)
     return r
 

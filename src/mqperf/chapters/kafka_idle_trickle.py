@@ -129,6 +129,6 @@ def analyse(p: dict):
     r.table("trickle", trickle_plan, digits=4, caption="Empty-get overhead by arrival rate")
     r.about("plan_about", ABOUT_PLAN)
 
-    for card_name, card in parts.cards(fits, src):
-        r.card(card_name, card)
+    for card_name, card, result in parts.cards(fits, src):
+        r.card(card_name, card, result)
     return r

@@ -169,7 +169,7 @@ def _latches(r, p: dict, latch_source) -> None:
                     + ("no latch has them" if results else "there is no power law"))
     for name, res in results.items():
         r.card(card_name(CHAPTER, f"{name} power law"),
-               res.to_card(name=f"{CHAPTER}: {name} power law", dataset=latch_source.name))
+               res.to_card(name=f"{CHAPTER}: {name} power law", dataset=latch_source.name), res)
 
     run_known = points["run_s"].notna()
     if run_known.any():
@@ -328,7 +328,7 @@ def _cpus(r, p: dict, source) -> None:
         factors[run["label"]] = float(res.params["k"])
         r.fit_results[f"load factor from {run['label']}"] = res
         r.card(card_name(CHAPTER, f"load factor from {run['label']}"),
-               res.to_card(name=f"{CHAPTER}: M/M/c load factor from {run['label']}", dataset=source.name))
+               res.to_card(name=f"{CHAPTER}: M/M/c load factor from {run['label']}", dataset=source.name), res)
     cross = calc.cross_calibration(runs, factors)
     r.table("cross", cross.rename(columns={
         "calibrated_on": "calibrated on", "k": "k", "predicting": "predicting", "rmf_pct": "RMF (%)",

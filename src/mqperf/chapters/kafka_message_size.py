@@ -80,8 +80,8 @@ def analyse(p: dict):
     r.table("plan_sizes", k.plan(fits, sizes), caption="Expected rate by message size", digits=4)
     r.about("about_plan", ABOUT_PLAN)
 
-    for name, card in fits.cards(CHAPTER, src.name):
-        r.card(name, card)
+    for name, card, result in fits.cards(CHAPTER, src.name):
+        r.card(name, card, result)
     return r
 
 

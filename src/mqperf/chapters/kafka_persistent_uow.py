@@ -132,6 +132,6 @@ def analyse(p: dict):
             missing=no_log if log is None else "no operation's log bytes could be fitted, so there is nothing to price")
     r.about("plan_about", about.ABOUT_PLAN)
 
-    for name, card in parts.cards(fits, log_fits, src, log_src):
-        r.card(name, card)
+    for name, card, result in parts.cards(fits, log_fits, src, log_src):
+        r.card(name, card, result)
     return r

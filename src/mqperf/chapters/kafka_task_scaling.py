@@ -33,7 +33,7 @@ def analyse(p: dict):
     """Everything the chapter shows, computed from ``p`` (the notebook's parameters)."""
     from mqperf.chapters import _kafka_task_scaling_fits as k
     from mqperf.data import aggregate, views
-    from mqperf.present import prose
+    from mqperf.present import overhead, prose
     from mqperf.present.results import Results
 
     src = views.describe(p["data"])
@@ -79,6 +79,14 @@ def analyse(p: dict):
             digits=4, missing="your file has no 'no gain' statements, so there is no sensitivity band"
             if known.empty else "no USL fit rests on a 'no gain' statement, so there is no sensitivity band")
     r.text("sensitivity_text", _sensitivity_text(band, prose))
+    from mqperf.chapters import _kafka_task_scaling_whatif as whatif
+
+    whatif.add(r, fits, curve, known, target, max_tasks)
+    usl_fits = {s: res for s, res in fits.results.items() if res.model == "usl"}
+    overhead.show(r, usl_fits, {s: float(pts.loc[pts["series"] == s, "tasks"].max()) for s in usl_fits},
+                  n_max=max_tasks, x_title="connector tasks (tasks.max)", limit=NAMED,
+                  missing="no series has a USL fit (it needs three or more equations), so there is no coherency "
+                          "part to set against contention; Amdahl's law assumes none")
 
     # -- other readings and checks -------------------------------------------------------------
     neck = k.bottleneck_table(fits, pts, known)
@@ -115,8 +123,8 @@ def analyse(p: dict):
     r.text("cpu_text", _cpu_text(cpu, target, max_tasks, prose))
     r.about("about_cpu", ABOUT_CPU)
 
-    for name, card in fits.cards(CHAPTER, src.name):
-        r.card(name, card)
+    for name, card, result in fits.cards(CHAPTER, src.name):
+        r.card(name, card, result)
     return r
 
 

@@ -120,8 +120,8 @@ def analyse(p: dict):
         r.table("loo", loo, digits=4, caption="Each measurement predicted by a refit without it",
                 missing="No channel was fitted, so there is nothing to leave out")
         r.text("loo_reading", fitting.loo_reading(loo))
-    for name, card in fits.cards(CHAPTER, src.name):
-        r.card(name, card)
+    for name, card, result in fits.cards(CHAPTER, src.name):
+        r.card(name, card, result)
 
     # -- planning --------------------------------------------------------------------------
     r.table("plan", parts.plan_table(plan), digits=4,

@@ -80,12 +80,15 @@ def analyse(p: dict):
         parts.validation_section(r, runs, result, increments)
         sizes = parts.answerable_sizes(result, [*PLAN_SIZES, p["message_size_bytes"]])
         parts.overhead_chart(r, result, sizes)
+        from mqperf.chapters import _tls_channel_costs_whatif as whatif
+
+        whatif.add(r, result, p["message_size_bytes"], p["target_overhead_pct"])
         parts.cipher_section(r, p["published"])
         parts.connect_section(r, increments)
         plan_section(r, result, sizes, p["target_overhead_pct"], p["message_size_bytes"])
         channel_section(r, result, p, increments)
     r.card(f"{CHAPTER}__renegotiation",
-           result.to_card(name=f"{CHAPTER}: renegotiation amortisation", dataset=source.name))
+           result.to_card(name=f"{CHAPTER}: renegotiation amortisation", dataset=source.name), result)
     r.about("errata", "No erratum affects this chapter's data (see the {ref}`errata <errata>`). The ratios it "
                       "rests on are rounded (\"nearly 2x\", \"nearly 3x\", \"nearly 6x\"); the sensitivity table "
                       "above shows what the rounding of the one that matters does to the answers.")

@@ -60,7 +60,7 @@ def analyse(p: dict):
         parts.recovery_section(r, p)
         parts.capacity_section(r, p)
     for metric, res in fits.results.items():
-        r.card(f"{CHAPTER}__{metric}", res.to_card(name=f"{CHAPTER}: {METRICS[metric]}", dataset=source.name))
+        r.card(f"{CHAPTER}__{metric}", res.to_card(name=f"{CHAPTER}: {METRICS[metric]}", dataset=source.name), res)
     r.about("errata", "{ref}`E039 <errata-e039>`: the recovery cost is printed as CPU milliseconds per MB, which "
                       "the measured machine could not have spent; the book reads it as microseconds by default.")
     return r
