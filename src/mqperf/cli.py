@@ -100,6 +100,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="set a chapter parameter; `mqperf list` shows each one's type and allowed range")
     r.add_argument("--out", required=True, metavar="DIR",
                    help="output folder: new, empty, or holding an earlier mqperf report (see below)")
+    r.add_argument("--pdf", action="store_true",
+                   help="also write DIR/CHAPTER.pdf: the report printed by a local chromium, charts as vector graphics")
     r.add_argument("--quiet", "-q", action="store_true", help="print only errors")
 
     v = sub.add_parser("check", help="validate a data file as `mqperf run` would, without running anything",
@@ -126,20 +128,21 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--contract", required=True, help="chapter name, contract name or dataset name")
     v.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="with a chapter name: a parameter as `mqperf run` would take it (checked the same way)")
-    from mqperf.publish import compare, fleet
+    from mqperf.publish import compare, fleet, pdf
 
     fleet.add_parser(sub)
     compare.add_parser(sub)
+    pdf.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit status. Never lets a traceback reach the terminal."""
     args = _parser().parse_args(argv)
-    from mqperf.publish import compare, fleet
+    from mqperf.publish import compare, fleet, pdf
 
     commands = {"build": _build, "list": _list, "run": _run, "check": _check, "convert": _convert,
-                "fleet": fleet.command, "compare": compare.command}
+                "fleet": fleet.command, "compare": compare.command, "pdf": pdf.command}
     # run and check: SIGTERM too unwinds through every `finally`, so no staging folder stays.
     # (build keeps default signal handling: its worker processes inherit handlers.)
     guard = signals_as_exceptions() if args.command in ("run", "check", "convert") else contextlib.nullcontext()
@@ -373,6 +376,10 @@ def _run(args) -> int:
     # notebook, inspects DIR and checks the data (the checks `mqperf check` makes), so a good
     # run pays for the imports once, in parallel; on bad input it is killed before any
     # notebook runs (well under a second).
+    if args.pdf:
+        from mqperf.publish import pdf
+
+        pdf.find_chromium()  # before any work: a missing browser is bad input, said at once
     with engine.Kernel(chapters_dir()) as kernel, tempfile.TemporaryDirectory(prefix="mqperf-inputs-") as tmp:
         chapter = book.find(args.chapter)
         if not chapter.contract or not chapter.data_parameter:
@@ -404,11 +411,18 @@ def _run_in(args, chapter, label: str, params: dict, target, kernel, converted: 
             runner.write_report(chapter, label, params, stage, kernel, out=target.path)
         except runner.ChapterFailed as failure:
             return _chapter_failed(failure)
+        if args.pdf:
+            from mqperf.publish import pdf
+
+            say("  printing the PDF ...")
+            pdf.reports([(stage / f"{chapter.name}.html", stage / f"{chapter.name}.pdf")])
         outdir.publish(stage, target, chapter=chapter.name, version=__version__, data=label)
     out = target.path
     say(f"  executed in {time.perf_counter() - start:.1f} s")
     say(f"  report:   {out / (chapter.name + '.html')}")
     say(f"  notebook: {out / (chapter.name + '.ipynb')}")
+    if args.pdf:
+        say(f"  pdf:      {out / (chapter.name + '.pdf')}")
     return EXIT_OK
 
 

@@ -56,8 +56,25 @@ def _theme() -> alt.theme.ThemeConfig:
 alt.theme.register("mqperf", enable=True)(_theme)
 
 
+#: A title longer than this many characters is set on several lines: Vega draws a title on one line
+#: however wide its chart, and past the chart's edge it is cut (in print, and in narrow windows).
+TITLE_CHARS = 64
+
+
+def _wrapped(title):
+    import textwrap
+
+    if isinstance(title, str) and len(title) > TITLE_CHARS:
+        return textwrap.wrap(title, TITLE_CHARS, break_on_hyphens=False)
+    if isinstance(title, dict) and isinstance(title.get("text"), str) and len(title["text"]) > TITLE_CHARS:
+        return {**title, "text": textwrap.wrap(title["text"], TITLE_CHARS, break_on_hyphens=False)}
+    return title
+
+
 def render(spec: dict, **_meta) -> dict:
     """Altair renderer: HTML that draws with the page's own vegaEmbed (no CDN, stable id)."""
+    if "title" in spec:
+        spec = {**spec, "title": _wrapped(spec["title"])}
     payload = json.dumps(spec, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(payload.encode()).hexdigest()[:12]
     div_id = f"mqchart-{digest}-{next(_counter)}"
@@ -75,7 +92,8 @@ def render(spec: dict, **_meta) -> dict:
         "</script>"
     )
     title = spec.get("title")
-    text = title if isinstance(title, str) else (title or {}).get("text", "chart") if isinstance(title, dict) else "chart"
+    text = title if isinstance(title, (str, list)) else (title or {}).get("text", "chart") if isinstance(title, dict) else "chart"
+    text = " ".join(text) if isinstance(text, list) else text
     return {"text/html": markup, "text/plain": f"<chart: {html.escape(str(text))}>"}
 
 

@@ -52,6 +52,8 @@ def add_parser(subparsers):
     c.add_argument("--level", type=float, default=95.0, metavar="PCT",
                    help="simultaneous confidence level of each series' intervals, in percent (default 95)")
     c.add_argument("--out", required=True, metavar="DIR", help="output folder: new, empty, or an earlier mqperf output")
+    c.add_argument("--pdf", action="store_true",
+                   help="also write DIR/comparison.pdf, printed by a local chromium (charts as vector graphics)")
     c.add_argument("--quiet", "-q", action="store_true", help="print only errors and the final line")
     return c
 
@@ -118,6 +120,10 @@ def _compare(args) -> int:
     if not 50 <= args.level < 100:
         raise ParameterError(f"--level {args.level:g}: give a confidence level in percent, from 50 to below 100")
     labels = _labels(args.data, args.label)
+    if args.pdf:
+        from mqperf.publish import pdf
+
+        pdf.find_chromium()
     runs = [Run(lab, [Path(f).expanduser() for f in files]) for lab, files in zip(labels, args.data)]
     outdir.recover(args.out)
     target = outdir.inspect(args.out, data_files=[f for r in runs for f in r.files])
@@ -126,6 +132,10 @@ def _compare(args) -> int:
     result = compare(chapter.name, runs, alpha=1 - args.level / 100)
     with outdir.staging(target) as stage:
         write(result, stage)
+        if args.pdf:
+            from mqperf.publish import pdf
+
+            pdf.reports([(stage / "index.html", stage / "comparison.pdf")])
         outdir.publish(stage, target, chapter="compare", version=__version__, data=", ".join(shorten(x, 40) for x in labels))
     for line in verdict_lines(result):
         say(f"  {line}")

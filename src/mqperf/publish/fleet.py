@@ -76,6 +76,8 @@ def add_parser(subparsers):
     f.add_argument("--reports", action="store_true",
                    help="also write each dataset's own report (notebook, offline HTML, model cards) into "
                         "DIR/reports/ID/, made in each worker's warm kernel")
+    f.add_argument("--pdf", action="store_true",
+                   help="with --reports: also print each report as DIR/reports/ID/CHAPTER.pdf (a local chromium)")
     f.add_argument("--quiet", "-q", action="store_true", help="print only errors and the final line")
     return f
 
@@ -269,6 +271,12 @@ def _fleet(args) -> int:
     chapters = list(dict.fromkeys(args.chapter))
     if args.jobs is not None and args.jobs < 1:
         raise ParameterError(f"-j {args.jobs}: give at least 1 worker")
+    if args.pdf and not args.reports:
+        raise ParameterError("--pdf prints the per-dataset reports: give --reports too")
+    if args.pdf:
+        from mqperf.publish import pdf
+
+        pdf.find_chromium()
     jobs = read_manifest(args.manifest, chapters, [tuple(p) for p in args.parameter])
     outdir.recover(args.out)
     data_files = [Path(args.manifest)] + [j.path for j in jobs if j.path is not None]
@@ -318,9 +326,17 @@ def _fleet(args) -> int:
     with outdir.staging(target) as stage:
         fs.write_csv(frame, stage / "summary.csv")
         if args.reports:
+            printable = []
             for job in jobs:
                 if not job.problem and results[job.key]["status"] == fs.OK:
                     fleet_reports.publish(cache, job.key, stage, job.id, target.path)
+                    folder = stage / "reports" / job.id
+                    printable.append((folder / f"{job.chapter}.html", folder / f"{job.chapter}.pdf"))
+            if args.pdf and printable:
+                from mqperf.publish import pdf
+
+                say(f"  printing {len(printable)} report PDFs ...")
+                pdf.reports(printable)
         fs.write_page(frame, stage / "index.html", chapters=chapters, datasets=datasets,
                       title=f"Fleet summary: {', '.join(chapters)} on {Path(args.manifest).name}")
         outdir.publish(stage, target, chapter="fleet", version=__version__, data=Path(args.manifest).name)

@@ -1,0 +1,138 @@
+"""``mqperf pdf`` and ``--pdf``: the book and a report as PDFs, printed offline by chromium.
+
+Text is read back with pypdf: every chapter's title, every chart's title (a chart printed as
+a picture would have no text, and no page may hold a raster image), page numbers on every page
+after the title page, and every short table (caption to last row) on one page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, _need_chromium
+
+MQPERF = str(Path(sys.executable).with_name("mqperf"))
+pytestmark = pytest.mark.browser
+
+
+def _squash(text: str) -> str:
+    """Text without whitespace or soft hyphens, ligatures spelt out (NFKC): PDF extraction splits
+    and joins words its own way, and the printed "fi" is one glyph."""
+    import unicodedata
+
+    return re.sub(r"[\s\u00ad]+", "", unicodedata.normalize("NFKC", text))
+
+
+@pytest.fixture(scope="module")
+def book_pdf(built_book, tmp_path_factory):
+    _need_chromium()
+    out = tmp_path_factory.mktemp("pdf") / "book.pdf"
+    proc = subprocess.run([MQPERF, "pdf", "--no-build", "-o", str(out)], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    from pypdf import PdfReader
+
+    reader = PdfReader(out)
+    return reader, [_squash(p.extract_text()) for p in reader.pages], proc.stdout
+
+
+def _html_pages():
+    from mqperf.publish.build import toc_files
+
+    return [ROOT / "_build" / "html" / (f + ".html") for f in toc_files(ROOT)]
+
+
+def _heading(page: Path) -> str:
+    text = page.read_text(encoding="utf-8")
+    h1 = re.search(r"<h1[^>]*>(.*?)</h1>", text, re.S)
+    return re.sub(r"<[^>]+>", "", h1.group(1)).replace("#", "").strip()
+
+
+def test_page_count_and_numbers(book_pdf):
+    reader, texts, stdout = book_pdf
+    total = len(reader.pages)
+    assert f"({total} pages" in stdout
+    assert total > 2 * len(_html_pages())  # every chapter printed, not a page each
+    for i, text in enumerate(texts[1:], start=2):
+        assert f"{i}/{total}" in text, f"page {i} has no page number"
+
+
+def test_every_chapter_title_is_in_the_pdf_and_the_bookmarks(book_pdf):
+    import html
+
+    reader, texts, _ = book_pdf
+    titles = [html.unescape(_heading(p)) for p in _html_pages()]
+    body = "".join(texts)
+    missing = [t for t in titles if _squash(t) not in body]
+    assert missing == []
+    assert [o.title for o in reader.outline] == titles
+    assert all(_squash(t) in texts[0] for t in titles)  # the contents page lists them
+
+
+def test_every_chart_is_a_vector_drawing(book_pdf):
+    reader, texts, stdout = book_pdf
+    specs = []
+    for page in _html_pages():
+        for payload in re.findall(r"var spec = (\{.*?\});\n", page.read_text(encoding="utf-8")):
+            specs.append(json.loads(payload.replace("<\\/", "</")))
+    assert specs and f"{len(specs)} charts" in stdout
+    body = "".join(texts)
+    for spec in specs:
+        title = spec.get("title")
+        title = title.get("text") if isinstance(title, dict) else title
+        title = " ".join(title) if isinstance(title, list) else title  # a long title is set on several lines
+        if isinstance(title, str):
+            assert _squash(title) in body, f"chart {title!r} is not in the PDF as text"
+    assert [i for i, p in enumerate(reader.pages) if p.images] == []  # no chart became a picture
+
+
+def test_no_short_table_is_split_across_pages(book_pdf):
+    import html
+
+    from mqperf.publish.pdf import SHORT_TABLE_ROWS
+
+    _, texts, _ = book_pdf
+    checked = 0
+    for page in _html_pages():
+        for table in re.findall(r"<table.*?</table>", page.read_text(encoding="utf-8"), re.S):
+            caption = re.search(r"<caption[^>]*>(.*?)</caption>", table, re.S)
+            rows = re.findall(r"<tr.*?</tr>", table, re.S)
+            if not caption or len(rows) > SHORT_TABLE_ROWS or len(rows) < 3:
+                continue
+            cap = _squash(html.unescape(re.sub(r"<[^>]+>", "", caption.group(1))))
+            last = _squash(html.unescape(re.sub(r"<[^>]+>", " ", rows[-1])))
+            pages = [i for i, t in enumerate(texts) if cap in t]
+            if len(pages) != 1:
+                continue  # a caption printed twice (or cut by extraction) says nothing about this
+            assert last[:40] in texts[pages[0]], f"{page.name}: table {cap[:60]!r} continues on another page"
+            checked += 1
+    assert checked >= 20
+
+
+def test_missing_chromium_is_one_line(tmp_path):
+    env = {"PATH": "/nonexistent", "MQPERF_CHROMIUM": str(tmp_path / "no-chromium"), "HOME": str(tmp_path)}
+    proc = subprocess.run([MQPERF, "pdf", "--no-build", "-o", str(tmp_path / "b.pdf")], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == 2 and "chromium not found" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "b.pdf").exists()
+
+
+def test_run_writes_the_report_pdf_into_its_folder(tmp_path):
+    _need_chromium()
+    from pypdf import PdfReader
+
+    out = tmp_path / "report"
+    proc = subprocess.run([MQPERF, "run", "kafka_task_scaling", "--data",
+                           str(ROOT / "data" / "examples" / "kafka_task_scaling.csv"), "--out", str(out), "--pdf", "-q"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    reader = PdfReader(out / "kafka_task_scaling.pdf")
+    text = _squash("".join(p.extract_text() for p in reader.pages))
+    assert "Kafkaconnectortaskscaling" in text and f"1/{len(reader.pages)}" in text
+    manifest = json.loads((out / ".mqperf-report.json").read_text())
+    assert "kafka_task_scaling.pdf" in json.dumps(manifest)  # part of the report: replaced with it next time
