@@ -8,7 +8,7 @@ imports. This module raises; printing and exit statuses are the CLI's.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqperf import __version__
@@ -49,6 +49,75 @@ def stage_inputs(params: dict, converted: Path, stage: Path) -> dict:
 
 #: The report's folder of converted inputs.
 INPUTS = "inputs"
+
+
+@dataclass
+class Prepared:
+    """A run checked and ready: its parameters, output folder, label and what was read."""
+
+    params: dict
+    target: object          # outdir.Target
+    label: str
+    convs: list
+    converted: Path         # where the tool files' conversions were written
+    metadata: dict = field(default_factory=dict)
+
+
+def prepare(chapter, data, given: dict, out, tmp: Path) -> Prepared:
+    """Read and check a run of ``chapter`` on ``data`` into ``out``, as ``mqperf check`` would.
+
+    Raises the one-line errors of the data, the parameters and the output folder before any
+    notebook runs.
+    """
+    from mqperf import chapters, parameters
+    from mqperf.data import ingest
+    from mqperf.errors import MQPerfError, shorten
+    from mqperf.publish import outdir
+
+    if not chapter.contract or not chapter.data_parameter:
+        raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
+    files = [Path(f).expanduser() for f in data]
+    outdir.recover(out)
+    # A tool's files are read (and converted) into tmp; the report gets them as inputs/.
+    values, convs = ingest.prepare(chapter.name, files, tmp)
+    params = parameters.for_inputs(chapter.name, values, given)
+    data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
+    target = outdir.inspect(out, data_files=[*files, *data_files])
+    chapters.preflight(chapter.name, Path(values["data"]), params)
+    label = ", ".join(shorten(f.name, 40) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return Prepared(params, target, label, convs, tmp)
+
+
+def make(run: Prepared, chapter, kernel, *, pdf: bool = False, say=print, relative_to: Path | None = None) -> Path:
+    """Execute a prepared run and publish its report (notebook, HTML, cards, PDF on request).
+
+    ``run.metadata`` goes into the notebook's ``mqperf`` metadata; with ``relative_to``, the
+    notebook's injected paths are written relative to that folder (a report repository's root,
+    so its committed notebooks hold no machine's paths). Returns the published folder.
+    """
+    import nbformat
+
+    from mqperf.publish import outdir
+
+    with outdir.staging(run.target) as stage:
+        params = stage_inputs(run.params, run.converted, stage)
+        write_report(chapter, run.label, params, stage, kernel, out=run.target.path)
+        nb_path = stage / f"{chapter.name}.ipynb"
+        if run.metadata or relative_to is not None:
+            nb = nbformat.read(nb_path, as_version=4)
+            nb.metadata.setdefault("mqperf", {}).update(run.metadata)
+            if relative_to is not None:
+                for cell in nb.cells:
+                    if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+                        cell.source = cell.source.replace(str(relative_to) + os.sep, "")
+            nbformat.write(nb, nb_path)
+        if pdf:
+            from mqperf.publish import pdf as printer
+
+            say("  printing the PDF ...")
+            printer.reports([(stage / f"{chapter.name}.html", stage / f"{chapter.name}.pdf")])
+        outdir.publish(stage, run.target, chapter=chapter.name, version=__version__, data=run.label)
+    return run.target.path
 
 
 def write_report(chapter, source, params: dict, stage: Path, kernel, *, out: Path | None = None) -> Path:
