@@ -117,7 +117,7 @@ def warm_mqperf(borrowed_kernel, monkeypatch):
 
 #: Modules that take longest (measured with --durations=0), started first: pytest-xdist hands a
 #: module (--dist loadscope) to whichever worker is free, so the long ones must not come last.
-LONGEST_FIRST = ("tests/test_fleet.py", "tests/test_browser.py", "tests/test_hostile_inputs.py",
+LONGEST_FIRST = ("tests/test_init.py", "tests/test_fleet.py", "tests/test_browser.py", "tests/test_pdf.py", "tests/test_hostile_inputs.py",
                  "tests/chapters/test_zedc_compression_properties.py",
                  "tests/chapters/test_tls_channel_costs_properties.py", "tests/test_book.py",
                  "tests/chapters/test_kafka_task_scaling_properties.py", "tests/test_large_inputs.py",

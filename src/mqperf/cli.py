@@ -128,21 +128,24 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--contract", required=True, help="chapter name, contract name or dataset name")
     v.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="with a chapter name: a parameter as `mqperf run` would take it (checked the same way)")
-    from mqperf.publish import compare, fleet, pdf
+    from mqperf.publish import compare, fleet, pdf, repo, repo_init
 
     fleet.add_parser(sub)
     compare.add_parser(sub)
     pdf.add_parser(sub)
+    repo_init.add_parser(sub)
+    repo.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit status. Never lets a traceback reach the terminal."""
     args = _parser().parse_args(argv)
-    from mqperf.publish import compare, fleet, pdf
+    from mqperf.publish import compare, fleet, pdf, repo, repo_init
 
     commands = {"build": _build, "list": _list, "run": _run, "check": _check, "convert": _convert,
-                "fleet": fleet.command, "compare": compare.command, "pdf": pdf.command}
+                "fleet": fleet.command, "compare": compare.command, "pdf": pdf.command,
+                "init": repo_init.command, "report": repo.command}
     # run and check: SIGTERM too unwinds through every `finally`, so no staging folder stays.
     # (build keeps default signal handling: its worker processes inherit handlers.)
     guard = signals_as_exceptions() if args.command in ("run", "check", "convert") else contextlib.nullcontext()
@@ -366,11 +369,9 @@ def _run(args) -> int:
     # chapter) is answered before the notebooks are even read.
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
 
-    from mqperf import chapters
-    from mqperf.data import ingest
     from mqperf.paths import chapters_dir
     from mqperf.publish import build as book
-    from mqperf.publish import engine, outdir
+    from mqperf.publish import engine, runner
 
     # The kernel starts now and imports what chapters need while this process reads the
     # notebook, inspects DIR and checks the data (the checks `mqperf check` makes), so a good
@@ -382,42 +383,16 @@ def _run(args) -> int:
         pdf.find_chromium()  # before any work: a missing browser is bad input, said at once
     with engine.Kernel(chapters_dir()) as kernel, tempfile.TemporaryDirectory(prefix="mqperf-inputs-") as tmp:
         chapter = book.find(args.chapter)
-        if not chapter.contract or not chapter.data_parameter:
-            raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
-        files = [Path(f).expanduser() for f in args.data]
-        outdir.recover(args.out)
-        # A tool's files are read (and converted) into tmp; the report gets them as inputs/.
-        values, convs = ingest.prepare(chapter.name, files, Path(tmp))
-        source = Path(values["data"])
-        params = parameters.for_inputs(chapter.name, values, given)
-        data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
-        target = outdir.inspect(args.out, data_files=[*files, *data_files])
-        chapters.preflight(chapter.name, source, params)
-        label = ", ".join(shorten(f.name, 40) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-        return _run_in(args, chapter, label, params, target, kernel, Path(tmp), convs)
-
-
-def _run_in(args, chapter, label: str, params: dict, target, kernel, converted: Path, convs) -> int:
-    from mqperf.publish import outdir, runner
-
-    say = (lambda *_: None) if args.quiet else print
-    start = time.perf_counter()
-    with outdir.staging(target) as stage:
-        say(f"mqperf run: {chapter.name} on {label} ...")
+        run = runner.prepare(chapter, args.data, given, args.out, Path(tmp))
+        say = (lambda *_: None) if args.quiet else print
+        start = time.perf_counter()
+        say(f"mqperf run: {chapter.name} on {run.label} ...")
         if not args.quiet:
-            _say_read(convs)
-        params = runner.stage_inputs(params, converted, stage)
+            _say_read(run.convs)
         try:
-            runner.write_report(chapter, label, params, stage, kernel, out=target.path)
+            out = runner.make(run, chapter, kernel, pdf=args.pdf, say=say)
         except runner.ChapterFailed as failure:
             return _chapter_failed(failure)
-        if args.pdf:
-            from mqperf.publish import pdf
-
-            say("  printing the PDF ...")
-            pdf.reports([(stage / f"{chapter.name}.html", stage / f"{chapter.name}.pdf")])
-        outdir.publish(stage, target, chapter=chapter.name, version=__version__, data=label)
-    out = target.path
     say(f"  executed in {time.perf_counter() - start:.1f} s")
     say(f"  report:   {out / (chapter.name + '.html')}")
     say(f"  notebook: {out / (chapter.name + '.ipynb')}")

@@ -79,11 +79,12 @@ def _output(out) -> str:
     return ""
 
 
-def standalone(title: str, body: list[str]) -> str:
-    """A standalone offline page of HTML parts (the vega bundle inlined, no external URL)."""
+def standalone(title: str, body: list[str], *, charts: bool = True) -> str:
+    """A standalone offline page of HTML parts (with charts, the vega bundle inlined; no external URL)."""
+    script = f"<script>{assets.vega_bundle()}</script>" if charts else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_CSS}{_book_css()}</style>"
-            f"<script>{assets.vega_bundle()}</script></head><body>" + "\n".join(body) + "</body></html>\n")
+            f"{script}</head><body>" + "\n".join(body) + "</body></html>\n")
 
 
 def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = "") -> None:
