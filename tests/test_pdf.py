@@ -136,3 +136,23 @@ def test_run_writes_the_report_pdf_into_its_folder(tmp_path):
     assert "Kafkaconnectortaskscaling" in text and f"1/{len(reader.pages)}" in text
     manifest = json.loads((out / ".mqperf-report.json").read_text())
     assert "kafka_task_scaling.pdf" in json.dumps(manifest)  # part of the report: replaced with it next time
+
+
+def test_compare_and_fleet_reports_print_their_pdfs(tmp_path):
+    _need_chromium()
+    from pypdf import PdfReader
+
+    example = str(ROOT / "data" / "examples" / "kafka_task_scaling.csv")
+    out = tmp_path / "cmp"
+    proc = subprocess.run([MQPERF, "compare", "kafka_task_scaling", "--data", example, "--data", example,
+                           "--out", str(out), "--pdf", "-q"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    text = _squash("".join(p.extract_text() for p in PdfReader(out / "comparison.pdf").pages))
+    assert "nodifferencethedatacanresolve" in text
+    manifest = tmp_path / "fleet.csv"
+    manifest.write_text(f"id,data\nQM01,{example}\n")
+    fleet = tmp_path / "fleet"
+    proc = subprocess.run([MQPERF, "fleet", str(manifest), "--chapter", "kafka_task_scaling", "--out", str(fleet),
+                           "--reports", "--pdf", "-j", "1", "-q"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert len(PdfReader(fleet / "reports" / "QM01" / "kafka_task_scaling.pdf").pages) > 2
