@@ -40,8 +40,9 @@ def clone(tmp_path_factory):
         pytest.skip("the book is not a git checkout, so mqperf init cannot pin it")
     base = tmp_path_factory.mktemp("init")
     made = base / "reports-repo"
-    _sh([MQPERF, "init", str(made), "--chapter", CHAPTER, "--data", str(EXAMPLE), "-p", "target_rate_msg_s", "50000"],
-        base)
+    # The book itself as the source: a clone's origin may be a URL this machine cannot reach.
+    _sh([MQPERF, "init", str(made), "--chapter", CHAPTER, "--data", str(EXAMPLE), "-p", "target_rate_msg_s", "50000",
+         "--mqperf-source", str(ROOT)], base)
     _sh(GIT + ["add", "-A"], made)
     _sh(GIT + ["commit", "-qm", "mqperf init"], made)
     work = base / "clone"
@@ -110,6 +111,16 @@ def test_a_changed_number_fails_make_test_naming_chapter_and_number(clone):
         assert "63,672 → 61,000" in failed.stdout
     finally:
         data.write_text(original)
+
+
+def test_the_default_pin_is_the_origin_or_the_checkout_at_head():
+    from mqperf.publish.repo_init import pin
+
+    origin = _sh(["git", "-C", str(ROOT), "remote", "get-url", "origin"], ROOT, check=False).stdout.strip()
+    head = _sh(["git", "-C", str(ROOT), "rev-parse", "HEAD"], ROOT).stdout.strip()
+    assert pin(None, None, say=lambda *_: None) == (origin or str(ROOT), head)
+    assert pin("https://example.invalid/book.git", head[:12], say=lambda *_: None) == (
+        "https://example.invalid/book.git", head)  # a short id is pinned in full
 
 
 @pytest.mark.parametrize("case", ["not empty", "bad data", "unknown chapter"])
