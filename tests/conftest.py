@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from hypothesis import Phase, settings
 
+from mqperf.publish.pdf import CHROMIUM_ARGS as PRINT_ARGS
+
 # Property tests run whole chapter analyses per example: reproducible (derandomised, no example
 # database) and without shrinking, which can take many minutes for one failure; the failing
 # example is printed as generated.
@@ -146,10 +148,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+# The flags mqperf's own printing uses (Debian's chromium, headless, as root, no network).
+CHROMIUM_ARGS = ["--headless", *PRINT_ARGS]
 
 
 def _need_chromium():

@@ -110,42 +110,21 @@ def side_by_side(table: pd.DataFrame, labels: tuple[str, str]) -> pd.DataFrame:
     return shown[list(cols)].rename(columns=cols)
 
 
-def _axes(result) -> tuple[str, str]:
-    """Axis titles from the formula's left side, ``X(N) = …`` → ("N", "X(N)")."""
-    left = str(result.formula).split("=", 1)[0].strip()
-    inner = left[left.find("(") + 1:left.rfind(")")] if "(" in left else "x"
-    return inner or "x", left or "y"
-
-
 def overlay(results: dict, labels: tuple[str, str], series: str):
     """Both runs' curves with their 95 % bands, and the measured points; None for a model of two inputs."""
-    import altair as alt
-
+    from mqperf.models.compare import axes
     from mqperf.present import charts
 
     before, after = results[labels[0]], results[labels[1]]
     if np.ndim(before.x) != 1 or np.ndim(after.x) != 1:
         return None
-    lo = float(min(before.x.min(), after.x.min()))
-    hi = float(max(before.x.max(), after.x.max()))
-    grid = np.linspace(lo, hi, 60)
-    curves, points = [], []
-    for label in labels:
-        r = results[label]
-        band = r.conf_band(grid)
-        curves.append(band.assign(run=label))
-        points.append(pd.DataFrame({"x": r.x, "y": r.y, "run": label}))
-    curve = charts.rounded(pd.concat(curves, ignore_index=True), columns=["x", "fit", "lower", "upper", "run"])
-    pts = charts.rounded(pd.concat(points, ignore_index=True), columns=["x", "y", "run"])
-    x_title, y_title = _axes(before)
-    colour = alt.Color("run:N", title="run", sort=list(labels))
-    base = alt.Chart(curve)
-    layers = [base.mark_area(opacity=0.18).encode(x=alt.X("x:Q", title=x_title), y=alt.Y("lower:Q", title=y_title),
-                                                  y2="upper:Q", color=colour),
-              base.mark_line().encode(x="x:Q", y="fit:Q", color=colour),
-              alt.Chart(pts).mark_point().encode(x="x:Q", y="y:Q", color=colour,
-                                                 tooltip=["run:N", "x:Q", "y:Q"])]
-    return alt.layer(*layers).properties(title=f"{series}: both fits with their 95 % confidence bands, and the points")
+    grid = np.linspace(float(min(before.x.min(), after.x.min())), float(max(before.x.max(), after.x.max())), 60)
+    curves = pd.concat([results[lab].conf_band(grid).assign(run=lab) for lab in labels], ignore_index=True)
+    points = pd.concat([pd.DataFrame({"x": results[lab].x, "y": results[lab].y, "run": lab, "basis": "measured"})
+                        for lab in labels], ignore_index=True)
+    x_title, y_title = axes(before)
+    return charts.measured_vs_fitted(points, curves, x="x", y="y", series="run", x_title=x_title, y_title=y_title,
+                                     title=f"{series}: both fits with their 95 % confidence bands, and the points")
 
 
 def runs_chart(estimates: pd.DataFrame, changes: pd.DataFrame, series: str, parameter: str):

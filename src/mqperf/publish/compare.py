@@ -62,11 +62,22 @@ def add_parser(subparsers):
 class Run:
     label: str
     files: list[Path]
+    chapter: str
     results: object = None  # the chapter's Results
 
     @property
     def fits(self) -> dict:
+        """The run's fitted models by card name."""
         return self.results.card_results
+
+    def label_of(self, card_name: str) -> str:
+        """The series a card describes, as the fleet summary names it."""
+        from mqperf.publish.fleet_summary import series_label
+
+        return series_label(self.chapter, dict(self.results.cards).get(card_name, {}), card_name)
+
+    def card_of(self, series: str) -> str:
+        return next(name for name in self.fits if self.label_of(name) == series)
 
 
 @dataclass
@@ -124,7 +135,7 @@ def _compare(args) -> int:
         from mqperf.publish import pdf
 
         pdf.find_chromium()
-    runs = [Run(lab, [Path(f).expanduser() for f in files]) for lab, files in zip(labels, args.data)]
+    runs = [Run(lab, [Path(f).expanduser() for f in files], chapter.name) for lab, files in zip(labels, args.data)]
     outdir.recover(args.out)
     target = outdir.inspect(args.out, data_files=[f for r in runs for f in r.files])
     say(f"mqperf compare: {chapter.name} on {len(runs)} runs: {', '.join(labels)}")
@@ -169,12 +180,6 @@ def analyse(chapter: str, runs: list[Run], given: dict, say=print) -> None:
                           "(its report compares by tables; run `mqperf run` on each)")
 
 
-def _series(chapter: str, run: Run, card_name: str) -> str:
-    card = dict(run.results.cards).get(card_name, {})
-    label = str(card.get("name", card_name))
-    return label.split(": ", 1)[1] if label.startswith(f"{chapter}: ") else label
-
-
 def compare(chapter: str, runs: list[Run], *, alpha: float = 0.05) -> Comparison:
     """Every consecutive pair of runs compared; change points over three or more runs."""
     import pandas as pd
@@ -186,11 +191,11 @@ def compare(chapter: str, runs: list[Run], *, alpha: float = 0.05) -> Comparison
     frames = []
     for before, after in zip(runs, runs[1:]):
         both = [n for n in before.fits if n in after.fits]
-        only = {before.label: [_series(chapter, before, n) for n in before.fits if n not in after.fits],
-                after.label: [_series(chapter, after, n) for n in after.fits if n not in before.fits]}
+        only = {before.label: [before.label_of(n) for n in before.fits if n not in after.fits],
+                after.label: [after.label_of(n) for n in after.fits if n not in before.fits]}
         refused, derived, rows = {}, {}, []
         for name in both:
-            series = _series(chapter, after, name)
+            series = after.label_of(name)
             try:
                 rows.append(model.parameters(before.fits[name], after.fits[name], series=series, alpha=alpha))
             except ModelError as exc:
@@ -221,7 +226,7 @@ def _changepoints(out: Comparison) -> None:
     for order, run in enumerate(out.runs):
         for name, res in run.fits.items():
             ci = res.conf_int()
-            base = {"order": order, "run": run.label, "card": name, "series": _series(out.chapter, run, name)}
+            base = {"order": order, "run": run.label, "card": name, "series": run.label_of(name)}
             for p in res.params.index:
                 held = p in res.active_bounds  # no standard error: no change point can be tested on it
                 rows.append({**base, "parameter": p, "unit": res.units.get(p, ""), "estimate": float(res.params[p]),

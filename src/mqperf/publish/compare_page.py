@@ -39,7 +39,7 @@ def write(result, path: Path) -> None:
                 body.append(_p(f"The first {prose.count(words.DRAWN, 'series', 'series')} are drawn; the table "
                                "gives the rest."))
                 break
-            name = _card(result, before, series)
+            name = before.card_of(series)
             fig = words.overlay({pair[0]: before.fits[name], pair[1]: after.fits[name]}, pair, series)
             if fig is not None:
                 body.append(charts.render(fig.to_dict())["text/html"])
@@ -58,13 +58,3 @@ def write(result, path: Path) -> None:
                 "its fit. Runs are compared in the order given; the chapter's analysis ran on each as `mqperf run` "
                 "would.</p>")
     path.write_text(report.standalone(title, body), encoding="utf-8")
-
-
-def _card(result, run, series: str) -> str:
-    """The card name of ``series`` in ``run`` (series names are the cards' display names)."""
-    from mqperf.publish.compare import _series
-
-    for name in run.fits:
-        if _series(result.chapter, run, name) == series:
-            return name
-    raise KeyError(series)

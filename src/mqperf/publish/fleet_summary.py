@@ -124,7 +124,7 @@ def card_rows(chapter: str, p: dict, r) -> list[dict]:
         extra = {}
     rows = []
     for name, card in r.cards:
-        row = {"series": _series(chapter, card, name), "model": card.get("model", "")}
+        row = {"series": series_label(chapter, card, name), "model": card.get("model", "")}
         flags = []
         at_bound = False
         for pname, par in card.get("parameters", {}).items():
@@ -160,7 +160,8 @@ def card_rows(chapter: str, p: dict, r) -> list[dict]:
     return rows
 
 
-def _series(chapter: str, card: dict, name: str) -> str:
+def series_label(chapter: str, card: dict, name: str) -> str:
+    """The series a card describes: its name without the "<chapter>: " the cards begin with."""
     label = str(card.get("name", name))
     return label.split(": ", 1)[1] if label.startswith(f"{chapter}: ") else label
 
