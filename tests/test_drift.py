@@ -66,12 +66,12 @@ def test_a_chart_whose_encoding_changed_says_so():
 
 def test_a_pandas_table_without_caption_is_named_by_its_columns():
     a = pd.DataFrame({"reading": ["as printed", "read as 5.5"], "a": [217.3, 228.2]})
-    b = a.assign(a=[217.3, 228.1])
+    b = a.assign(a=[217.3, 227.9])
     lines = drift.describe(_outputs_frame(a), _outputs_frame(b))
     # The HTML gives the table line; the plain-text twin of the same output is not repeated.
     assert len(lines) == 1, lines
     assert lines[0].startswith("table 1 (columns 'reading', 'a'")
-    assert "row 2 ('read as 5.5'), column 'a': 228.2 → 228.1 (−0.044 %)" in lines[0]
+    assert "row 2 ('read as 5.5'), column 'a': 228.2 → 227.9 (−0.13 %)" in lines[0]
 
 
 def _outputs_frame(frame: pd.DataFrame) -> list[dict]:
@@ -124,3 +124,62 @@ def test_a_number_in_prose_is_found_in_markdown():
     lines = drift.describe(before, after)
     assert len(lines) == 1 and lines[0].startswith("markdown text line 1")
     assert "60,112 → 60,140" in lines[0]
+
+
+# -- the rule: what "the same book" means -------------------------------------------------------
+
+def _chart_outputs(value: float) -> list[dict]:
+    charts._reset_run_state()  # as for a new notebook: the first chart of each
+    frame = pd.DataFrame({"x": [1.0, 7.1867], "lower": [12.5, value], "series": ["a", "a"]})
+    chart = charts.lines(frame, x="x", y="lower", colour="series", x_title="x", y_title="y", title="Band")
+    return [{"output_type": "display_data", "metadata": {}, "data": charts.render(chart.to_dict())}]
+
+
+def test_a_value_on_a_rounding_boundary_is_the_same_book():
+    # The case another CPU's BLAS kernel produced: -483.125 rounded on either side.
+    assert drift.same_outputs(_chart_outputs(-483.13), _chart_outputs(-483.12))
+    assert drift.describe(_chart_outputs(-483.13), _chart_outputs(-483.12)) == []
+    text = lambda v: [{"output_type": "stream", "name": "stdout", "text": f"peak {v} msg/s at 8 tasks\n"}]  # noqa: E731
+    assert drift.same_outputs(text("61,588"), text("61,589"))
+    assert drift.same_outputs(text("0.1187"), text("0.1188"))
+    assert drift.same_outputs(text("99.99"), text("100.0"))  # a carry: the coarser last place counts
+
+
+def test_a_real_change_is_not_the_same_book():
+    assert not drift.same_outputs(_chart_outputs(-483.13), _chart_outputs(-483.10))
+    lines = drift.describe(_chart_outputs(-483.13), _chart_outputs(-483.10))
+    assert len(lines) == 1 and "-483.13 → -483.1" in lines[0] and "chart 'Band'" in lines[0], lines
+    text = lambda v: [{"output_type": "stream", "name": "stdout", "text": f"fitted {v} series\n"}]  # noqa: E731
+    # Counts and numbers shown with one or two digits must not move at all.
+    assert not drift.same_outputs(text("3"), text("4"))
+    assert not drift.same_outputs(text("12 %"), text("13 %"))
+    # Words are compared exactly, and a list of numbers is not read as one number.
+    assert not drift.same_text("levels off at 61,588", "falls past 61,588")
+    assert not drift.same_text("[1,2,3]", "[1,2,4]")
+
+
+def test_chart_ids_and_data_names_do_not_follow_a_data_value():
+    a = _chart_outputs(-483.13)[0]["data"]["text/html"]
+    b = _chart_outputs(-483.12)[0]["data"]["text/html"]
+    strip = lambda h: drift._SPEC.sub("", h)  # noqa: E731
+    assert strip(a) == strip(b)
+    assert '"data-1"' in a and not drift._DATASET_NAME.findall(a)
+
+
+def test_integers_in_chart_data_must_match():
+    assert drift.same_value({"tasks": 3, "r": 61588.0}, {"tasks": 3, "r": 61589.0})
+    assert not drift.same_value({"tasks": 3}, {"tasks": 4})
+    assert not drift.same_value({"r": 61588.0}, {"r": 61590.0})
+
+
+def test_notebook_differences_name_cells_beyond_the_rule():
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    def nb(value):
+        cell = new_code_cell("r.show('peak')")
+        cell.outputs = [{"output_type": "stream", "name": "stdout", "text": f"peak {value} msg/s\n"}]
+        return new_notebook(cells=[cell])
+
+    assert drift.notebook_differences(nb("61,588"), nb("61,589")) == []
+    lines = drift.notebook_differences(nb("61,588"), nb("60,000"))
+    assert lines and lines[0].startswith("cell 1: ") and "61,588 → 60,000" in lines[0]

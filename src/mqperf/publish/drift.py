@@ -1,12 +1,24 @@
-"""Which number moved: a reader's account of the difference between two cell outputs.
+"""Which number moved: a reader's account of the difference between two cell outputs, and the
+one rule that decides whether two outputs are the same book.
+
+The rule (:data:`RULE`): two outputs are the same when their text is identical once every
+number is taken out, and every number is within one unit in the last place it is shown
+with (a table cell, a sentence: "483.13" has its last place at 0.01; a chart's data value:
+its :data:`~mqperf.present.numbers.TABLE_DIGITS`-th significant digit, which is what the
+charts round to). A number shown with fewer than three significant digits ("3 tasks",
+"12 %") and an integer in a chart's data (counts, keys) must be equal. A value that lies
+on a rounding boundary shows one unit apart on two CPUs whose BLAS kernels differ in the last
+bits; anything more is a result that moved. nbval over the book, the determinism test,
+``mqperf build`` (which keeps the committed notebook when nothing moved beyond the rule) and
+``mqperf report test`` all apply this rule, through :func:`same_outputs` and :func:`describe`.
 
 nbval reports a failed cell as a raw diff of its HTML, which for a chart is one line of
 several kilobytes of JSON. :func:`describe` compares a cell's stored outputs with the ones
-just computed and says, one line per change, which number moved, in which table (by its
-caption) or chart (by its title), where, and by how much::
+just computed and says, one line per change beyond the rule, which number moved, in which
+table (by its caption) or chart (by its title), where, and by how much::
 
     table 'One fit per series', row 2 ('sink sustainable'), column 'sigma': 0.1187 → 0.1192 (+0.42 %)
-    chart 'Measured rates and USL fits': 'rate_msg_s' at series='sink', tasks=2: 46,480 → 46,481 (+0.0022 %)
+    chart 'Measured rates and USL fits': 'rate_msg_s' at series='sink', tasks=2: 46,480 → 46,500 (+0.043 %)
 
 It understands the tables of :mod:`mqperf.present.tables` and pandas' HTML, the charts of
 :mod:`mqperf.present.charts` (the Vega-Lite spec embedded in their HTML), and plain text.
@@ -18,15 +30,152 @@ from __future__ import annotations
 import json
 import math
 import re
+from decimal import Decimal, InvalidOperation
 from html.parser import HTMLParser
+
+from mqperf.present.numbers import TABLE_DIGITS as CHART_DIGITS
 
 #: Lines reported per output at most; the rest are counted.
 MAX_LINES = 12
 
+#: A shown number may move by one unit in its last place only when that unit is at most this
+#: fraction of it (three or more significant digits shown).
+MIN_RELATIVE_UNIT = 0.01
+
+#: What "the same book" means, as the README and the failure messages state it.
+RULE = ("text identical; every number within one unit in the last place it is shown with, when it shows "
+        f"three or more significant digits (a chart's data: its {CHART_DIGITS}th significant digit; "
+        "counts and shorter numbers exactly)")
+
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?%?")
+# For the rule: a comma groups thousands only as ",ddd" (so "[1,2,3]" is three numbers, not 123).
+_SHOWN = re.compile(r"[−-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _TAG = re.compile(r"<[^>]+>")
 _DATASET_NAME = re.compile(r"data-[0-9a-f]{32}")
 _SPEC = re.compile(r"var spec = (\{.*?\});\n", re.S)
+
+
+# -- the rule ---------------------------------------------------------------------------------
+
+def shown_unit(token: str) -> float:
+    """One unit in the last place of a number as shown: "483.13" → 0.01, "61,588" → 1, "1.5e-05" → 1e-06."""
+    t = token.replace("\u2212", "-").replace(",", "").rstrip("%")
+    try:
+        exponent = Decimal(t).as_tuple().exponent
+    except InvalidOperation:
+        return 0.0
+    return 10.0 ** exponent if isinstance(exponent, int) else 0.0
+
+
+def same_shown(a: str, b: str) -> bool:
+    """Two numbers as shown (strings) agree by the rule: at most one unit in the coarser last place apart."""
+    if a == b:
+        return True
+    na, nb = parse_number(a), parse_number(b)
+    if na is None or nb is None or not (math.isfinite(na) and math.isfinite(nb)):
+        return False
+    unit = max(shown_unit(a), shown_unit(b))
+    # A number shown with fewer than three significant digits (3 tasks, 12 %) is a count or a
+    # coarse rounding: one unit there is a change a reader sees, so it must not move at all.
+    return abs(na - nb) <= unit * (1 + 1e-9) and unit <= MIN_RELATIVE_UNIT * max(abs(na), abs(nb))
+
+
+def chart_unit(value: float) -> float:
+    """One unit in the last place a chart shows a value with (its CHART_DIGITS-th significant digit)."""
+    if value == 0 or not math.isfinite(value):
+        return 0.0
+    return 10.0 ** (math.floor(math.log10(abs(value))) - CHART_DIGITS + 1)
+
+
+def same_value(a, b) -> bool:
+    """Two JSON values (a chart's spec or data) agree by the rule: structure and text equal, floats
+    within one unit in their last shown place, integers equal."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if isinstance(a, int) and isinstance(b, int):
+            return a == b
+        if a == b:
+            return True
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return False
+        return abs(a - b) <= max(chart_unit(a), chart_unit(b)) * (1 + 1e-9)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def same_text(a: str, b: str) -> bool:
+    """Two texts agree by the rule: identical with the numbers taken out, each number within one unit."""
+    if a == b:
+        return True
+    if _SHOWN.sub("#", a) != _SHOWN.sub("#", b):
+        return False
+    return all(same_shown(x, y) for x, y in zip(_SHOWN.findall(a), _SHOWN.findall(b)))
+
+
+def _same_data(a, b) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        spec_a, spec_b = _SPEC.search(a), _SPEC.search(b)
+        if spec_a and spec_b:
+            rest_a, rest_b = _SPEC.sub("var spec = #;\n", a), _SPEC.sub("var spec = #;\n", b)
+            return rest_a == rest_b and same_value(parse_chart(a), parse_chart(b))
+        return same_text(a, b)
+    return same_value(a, b)
+
+
+def _coalesced(outputs) -> list[dict]:
+    """Outputs as compared: consecutive streams of one name joined (as a notebook's reader sees them)."""
+    out: list[dict] = []
+    for o in outputs or []:
+        o = dict(o)
+        if o.get("output_type") == "stream" and out and out[-1].get("output_type") == "stream" \
+                and out[-1].get("name") == o.get("name"):
+            out[-1] = {**out[-1], "text": _text(out[-1].get("text")) + _text(o.get("text"))}
+        else:
+            out.append(o)
+    return out
+
+
+def same_output(exp: dict, act: dict) -> bool:
+    """One output against another by the rule (execution counts and output metadata aside)."""
+    if exp.get("output_type") != act.get("output_type"):
+        return False
+    if exp.get("output_type") == "stream":
+        return exp.get("name") == act.get("name") and same_text(_text(exp.get("text")), _text(act.get("text")))
+    if exp.get("output_type") == "error":
+        return exp.get("ename") == act.get("ename") and same_text(str(exp.get("evalue")), str(act.get("evalue")))
+    de, da = exp.get("data") or {}, act.get("data") or {}
+    return de.keys() == da.keys() and all(_same_data(_joined(de[k]), _joined(da[k])) for k in de)
+
+
+def _joined(value):
+    return "".join(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else value
+
+
+def same_outputs(expected, actual) -> bool:
+    """A cell's outputs against the stored ones by the rule: True when nothing moved beyond it."""
+    e, a = _coalesced(expected), _coalesced(actual)
+    return len(e) == len(a) and all(same_output(x, y) for x, y in zip(e, a))
+
+
+def notebook_differences(expected, actual, *, limit: int = MAX_LINES) -> list[str]:
+    """Where two executions of one notebook differ beyond the rule: cell sources, cell count,
+    outputs (number by number); empty when they are the same book. Metadata is not compared."""
+    lines = []
+    if len(expected.cells) != len(actual.cells):
+        lines.append(f"{len(expected.cells)} cells → {len(actual.cells)} cells")
+    for n, (ce, ca) in enumerate(zip(expected.cells, actual.cells), start=1):
+        if ce.get("source") != ca.get("source"):
+            lines.append(f"cell {n}: the cell's source differs")
+            continue
+        if ce.cell_type != "code" or same_outputs(ce.get("outputs", []), ca.get("outputs", [])):
+            continue
+        lines.extend(f"cell {n}: {m}" for m in describe(ce.get("outputs", []), ca.get("outputs", []), limit=limit)
+                     or ["its outputs differ"])
+    return lines
 
 
 def describe(expected: list, actual: list, *, limit: int = MAX_LINES) -> list[str]:
@@ -64,9 +213,9 @@ def _text(value) -> str:
 
 
 def _describe_output(exp: dict, act: dict) -> list[str]:
-    exp_data, act_data = _mimes(exp), _mimes(act)
-    if exp_data == act_data:
+    if same_output(exp, act):
         return []
+    exp_data, act_data = _mimes(exp), _mimes(act)
     html_e, html_a = exp_data.get("text/html"), act_data.get("text/html")
     if html_e is not None and html_a is not None:
         found = compare_html(html_e, html_a)
@@ -223,7 +372,7 @@ def compare_tables(exp: dict, act: dict, index: int = 0) -> list[str]:
         # pandas writes an empty corner header over its index column; mqperf tables have none.
         offset = len(head) - len(row_e)
         for j, ((te, _), (ta, _)) in enumerate(zip(row_e, row_a)):
-            if te == ta:
+            if same_shown(te, ta):
                 continue
             col = head[j + offset] if 0 <= j + offset < len(head) and head[j + offset] else f"#{j + 1}"
             ne, na = parse_number(te), parse_number(ta)
@@ -300,14 +449,14 @@ def compare_charts(exp: dict, act: dict) -> list[str]:
                 continue
             for key in sorted(set(re_) | set(ra)):
                 ve, va = re_.get(key), ra.get(key)
-                if ve == va:
+                if same_value(ve, va):
                     continue
                 numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (ve, va))
                 size = change(float(ve), float(va)) if numeric else ""
                 lines.append(f"{name}: '{key}'{_record_label(re_, ra) or f' in row {i}'}: {_show(ve)} → {_show(va)}{size}")
-    if _without_data(exp) != _without_data(act):
+    if not same_value(*(json.loads(_without_data(s)) for s in (exp, act))):
         lines.append(f"{name}: the chart's specification changed (encodings, marks or titles), not only its data")
-    if not lines and exp != act:
+    if not lines and not same_value(exp, act):
         lines.append(f"{name}: its data sets changed")
     return lines
 
@@ -350,7 +499,7 @@ def compare_text(expected: str, actual: str) -> list[str]:
         if _NUMBER.sub("#", le) == _NUMBER.sub("#", la) and len(nums_e) == len(nums_a):
             context = f" ('{_clip(' '.join(le.split()), 60)}')"
             for te, ta in zip(nums_e, nums_a):
-                if te != ta:
+                if not same_shown(te, ta):
                     ne, na = parse_number(te), parse_number(ta)
                     size = change(ne, na) if ne is not None and na is not None else ""
                     out.append(f"text line {n}{context}: {te} → {ta}{size}")
