@@ -183,3 +183,19 @@ def test_notebook_differences_name_cells_beyond_the_rule():
     assert drift.notebook_differences(nb("61,588"), nb("61,589")) == []
     lines = drift.notebook_differences(nb("61,588"), nb("60,000"))
     assert lines and lines[0].startswith("cell 1: ") and "61,588 → 60,000" in lines[0]
+
+
+def test_report_test_applies_the_same_rule():
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from mqperf.publish.repo import differences
+
+    def nb(value, injected="data = 'data/run1.csv'"):
+        params = new_code_cell(injected, metadata={"tags": ["injected-parameters"]})
+        cell = new_code_cell("r.show('peak')")
+        cell.outputs = [{"output_type": "stream", "name": "stdout", "text": f"peak {value} msg/s\n"}]
+        return new_notebook(cells=[params, cell])
+
+    assert differences(nb("63,672"), nb("63,673", injected="data = 'elsewhere.csv'")) == []
+    lines = differences(nb("63,672"), nb("61,000"))
+    assert len(lines) == 1 and "63,672 → 61,000" in lines[0], lines

@@ -225,24 +225,21 @@ def validate(config: Config, *, say=print) -> int:
 
 
 def differences(expected, actual) -> list[str]:
-    """Where two executions of one notebook differ in their outputs, number by number where possible."""
+    """Where two executions of one report differ beyond the book's rule (:data:`mqperf.publish.drift.RULE`):
+    a runner's CPU may put a value on the other side of a rounding boundary; that is not a result that moved."""
+    import copy
+
     from mqperf.publish import drift
 
-    out = []
-    cells = [(e, a) for e, a in zip(expected.cells, actual.cells) if e.cell_type == "code"
-             and "injected-parameters" not in e.get("metadata", {}).get("tags", [])]
     if len(expected.cells) != len(actual.cells):
-        out.append(f"the notebook has {len(actual.cells)} cells now, {len(expected.cells)} when committed "
-                   "(a different mqperf version? run `make report`)")
-    for i, (e, a) in enumerate(cells):
-        # The book's rule for "the same book" (publish.drift.RULE): a runner's CPU may put a
-        # value on the other side of a rounding boundary; that is not a result that moved.
-        if drift.same_outputs(e.get("outputs", []), a.get("outputs", [])):
-            continue
-        lines = drift.describe(list(e.get("outputs", [])), list(a.get("outputs", [])))
-        out.extend(lines or [f"code cell {i + 1} ({e.source.splitlines()[0][:60] if e.source else ''}): "
-                            "its output differs"])
-    return out
+        return [f"the notebook has {len(actual.cells)} cells now, {len(expected.cells)} when committed "
+                "(a different mqperf version? run `make report`)"]
+    # The injected parameters name the run's files; they are the report's inputs, not its results.
+    keep = [i for i, c in enumerate(expected.cells)
+            if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    e, a = copy.copy(expected), copy.copy(actual)
+    e.cells, a.cells = [expected.cells[i] for i in keep], [actual.cells[i] for i in keep]
+    return drift.notebook_differences(e, a)
 
 
 def write_index(config: Config) -> Path:
