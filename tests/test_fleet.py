@@ -487,3 +487,23 @@ def test_through_the_cli_with_reports(tmp_path, warm_mqperf, shared_cluster):
     bad = subprocess.run([sys.executable, "-m", "mqperf.cli", "fleet", str(manifest), "--chapter", "nope",
                           "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("after_s", [1.0, 2.5])
+def test_ctrl_c_while_the_cluster_starts_is_one_line(tmp_path, after_s):
+    """Ctrl-C reaches the whole foreground group, Dask's worker processes too: none of them may
+    print a traceback on the reader's terminal, and the run ends with one line, exit 130."""
+    manifest, _ = make_fleet(tmp_path / "in", n=2)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "mqperf.cli", "fleet", str(manifest), "--chapter", CHAPTER,
+                             "--out", str(out), "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path, start_new_session=True)
+    time.sleep(after_s)  # the cluster starts after about 1 s and is up after about 3 s here
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip(f"the fleet finished within {after_s} s, before the interrupt (a fast machine)")
+    assert proc.returncode == 130, (stdout, stderr)
+    assert stderr.strip().splitlines() == ["error: interrupted (SIGINT)"], stderr
+    assert not out.exists()

@@ -406,7 +406,7 @@ def test_a_defect_of_ours_is_exit_1_one_line_and_a_log(capsys, reader, tmp_path,
 
 
 @pytest.mark.parametrize("failure,status,phrase", [
-    (OSError(28, "No space left on device"), 1, "no space left on the device while writing the report"),
+    (OSError(28, "No space left on device"), 2, "no space left on the device while writing the report"),
     (RuntimeError("Kernel died before replying to kernel_info"), 1, "the chapter failed: RuntimeError: Kernel died"),
 ], ids=["disk-full", "kernel-death"])
 def test_run_failing_mid_way_leaves_out_as_it_was(capsys, reader, tmp_path, monkeypatch, failure, status, phrase):

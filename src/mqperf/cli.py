@@ -23,6 +23,7 @@ from pathlib import Path
 
 from mqperf import __version__
 from mqperf.errors import MQPerfError, OutputError, shorten
+from mqperf.paths import log_dir
 from mqperf.publish.outdir import Interrupted, signals_as_exceptions
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -58,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mqperf",
         description="The MQ Performance Book: build it, list its chapters, re-run a chapter on your data.",
-        epilog="Exit status: 0 ok, 1 a chapter or the HTML build failed, 2 bad input (bad data, a model the data cannot support, an unknown chapter or parameter).",
+        epilog="Exit status: 0 ok, 1 a chapter or the HTML build failed, 2 bad input (bad data, a model the data cannot support, an unknown chapter or parameter) or no space left on the device, 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"mqperf {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -89,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
                               "them stay); a folder holding anything else is refused, as are the book's own "
                               "folders, a folder holding FILE, and a read-only folder. The report is built beside "
                               "DIR and swapped in at the end, so an interrupted or failed run leaves DIR as it was. "
-                              "Exit status: 0 ok, 1 the chapter failed, 2 bad input (data, parameter, DIR).")
+                              "Exit status: 0 ok, 1 the chapter failed, 2 bad input (data, parameter, DIR) or no space left on the device.")
     r.add_argument("chapter", metavar="CHAPTER", help="chapter name as `mqperf list` shows it")
     r.add_argument("--data", required=True, nargs="+", action="extend", metavar="FILE",
                    help="your data: a CSV in the chapter's contract shape, or your tools' own output as they "
@@ -169,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a defect of ours: one line here, the traceback in a log file
         log = _write_log(exc)
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            # Not a defect of ours: the reader's machine, like bad input, is theirs to fix (exit 2).
             _say_error(f"no space left on the device: {_one_line(exc)}; nothing was published (details in {log})")
-            return EXIT_FAILED
+            return EXIT_BAD_INPUT
         _say_error(f"internal error: {type(exc).__name__}: {_one_line(exc)} (details in {log})")
         return EXIT_FAILED
 
@@ -192,22 +194,10 @@ def _one_line(exc) -> str:
     return shorten(line, _LINE_LIMIT + 100)
 
 
-def _log_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    for folder in (Path(base) / "mqperf" / "logs", Path(tempfile.gettempdir()) / "mqperf-logs"):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            if os.access(folder, os.W_OK):
-                return folder
-        except OSError:
-            continue
-    return Path(tempfile.gettempdir())
-
-
 def _write_log(exc: BaseException, extra: str = "") -> Path:
     """Write the traceback of a defect (and ``extra``, e.g. a kernel's stderr) to a new log file."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    path = _log_dir() / f"mqperf-{stamp}-{os.getpid()}.log"
+    path = log_dir() / f"mqperf-{stamp}-{os.getpid()}.log"
     text = (f"mqperf {__version__}, python {sys.version.split()[0]}, argv {sys.argv!r}\n"
             + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)) + extra)
     try:
@@ -411,7 +401,7 @@ def _chapter_failed(failure) -> int:
     if isinstance(failure.cause, OSError) and failure.cause.errno in (errno.ENOSPC, errno.EDQUOT):
         _say_error(f"no space left on the device while writing the report; nothing was published "
                    f"(details in {log})")
-        return EXIT_FAILED
+        return EXIT_BAD_INPUT
     _say_error(f"the chapter failed: {_one_line(str(failure))} (details in {log})")
     return EXIT_FAILED
 

@@ -409,6 +409,18 @@ def defaults(chapter: str) -> dict:
     return {}
 
 
+def shown_keys(chapter: str) -> list[str]:
+    """The results the notebook shows, in order: every ``r.show("key")`` of its code cells."""
+    path = chapters_dir() / f"{chapter}.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    keys = []
+    for cell in nb["cells"]:
+        if cell.get("cell_type") == "code":
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            keys += re.findall(r"""\br\.show\(\s*["']([^"']+)["']\s*\)""", source)
+    return keys
+
+
 #: The parameter ``mqperf run --data FILE`` sets.
 DATA_PARAMETER = "data"
 

@@ -35,3 +35,18 @@ def chapters_dir() -> Path:
 
 def package_dir() -> Path:
     return Path(__file__).resolve().parent
+
+
+def log_dir() -> Path:
+    """Where mqperf keeps logs of defects and of fleet workers: ~/.cache/mqperf/logs (or a temp folder)."""
+    import tempfile
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for folder in (Path(base) / "mqperf" / "logs", Path(tempfile.gettempdir()) / "mqperf-logs"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if os.access(folder, os.W_OK):
+                return folder
+        except OSError:
+            continue
+    return Path(tempfile.gettempdir())

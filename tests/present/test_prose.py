@@ -89,7 +89,9 @@ def test_extrapolation(value, limit, expected):
 
 
 def test_not_fitted_quotes_the_series_and_the_models_reason():
-    assert prose.not_fitted("a/b", "the USL needs 3 points.") == "“a/b” is not fitted: the USL needs 3 points."
+    # The name is a reader's: literal text in Markdown (its punctuation escaped), as given in plain text.
+    assert prose.not_fitted("a/b", "the USL needs 3 points.") == "“a\\/b” is not fitted: the USL needs 3 points."
+    assert prose.quoted("a/b", markdown=False) == "“a/b”"
 
 
 def test_per_fit_gives_each_group_a_sentence_or_its_reason():

@@ -57,12 +57,20 @@ def preflight(chapter: str, source: str | Path | None, params: dict | None = Non
     run = parameters.effective(chapter, None if source is None else str(source), params)
     values = run.values
     parameters.validate(chapter, {k: v for k, v in values.items() if k != "cards_dir"})
-    # Numerical warnings belong in the report the notebook writes, not on the reader's terminal.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if hasattr(mod, "analyse"):
-            return mod.analyse(values)
-        return mod.preflight(values)
+    # Numerical warnings belong in the report the notebook writes, not on the reader's terminal;
+    # they are kept on the results (a report should have none: tests hold chapters to that).
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if not hasattr(mod, "analyse"):
+            return mod.preflight(values)
+        results = mod.analyse(values)
+    results.warnings = [f"{w.category.__name__}: {w.message}" for w in caught]
+    # What check accepts, run must show: a result the notebook shows and this data did not
+    # produce is a defect of ours, found here rather than in the kernel.
+    lacking = [k for k in parameters.shown_keys(chapter) if k not in results.items]
+    if lacking:
+        raise RuntimeError(f"{chapter}: the analysis made no result {', '.join(map(repr, lacking))} on this data")
+    return results
 
 
 def analyse(chapter: str, namespace: dict):

@@ -46,7 +46,7 @@ def label_series(frame: pd.DataFrame, base_cpus: int | None) -> pd.DataFrame:
         other = out["gp_cpus"].notna() & (out["gp_cpus"] != base_cpus)
         cpus = out["gp_cpus"].astype("Int64").astype(str)
         series = series.where(~other, series + " (" + cpus + " CPUs)")
-    out["series"] = series.str.replace("_", " ", regex=False)
+    out["series"] = series
     out["basis"] = out["basis"].fillna("measured").astype(str) if "basis" in out else "measured"
     return out
 
@@ -291,7 +291,7 @@ def cpu_at_rate(costs: pd.DataFrame, fits: FitSet, pts: pd.DataFrame, target: fl
     """
     rows = []
     for (connector, series), comp in costs.groupby(["connector", "series"], sort=False):
-        label = f"{connector} {series}".replace("_", " ")
+        label = f"{connector} {series}".strip()
         r = fits.results.get(label)
         if r is None:
             continue

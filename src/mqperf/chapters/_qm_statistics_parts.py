@@ -10,6 +10,7 @@ import pandas as pd
 from mqperf.errors import DataError
 from mqperf.models import intervals
 from mqperf.present import charts, prose
+from mqperf.present.text import markdown as md_text
 
 COUNTS = ["puts", "persistent_puts", "gets", "commits", "log_write_bytes", "connects", "disconnects", "cpu_s"]
 MISSING_LOG = ("The data has no log bytes (log_write_bytes: SMF statistics have them in QJST; amqsevt and amqsrua "
@@ -40,7 +41,7 @@ def what_was_read(stats: pd.DataFrame, *, synthetic: bool) -> str:
     cols = [c for c in COUNTS if c in stats and stats[c].notna().any()]
     missing = [c for c in COUNTS if c not in cols]
     text = (f"The data holds statistics intervals from {prose.count(len(qms), 'queue manager')} "
-            f"({prose.listing(qms)}; the table below gives each one's time span), with {prose.listing([f'`{c}`' for c in cols]) or 'no counts'}.")
+            f"({prose.listing(md_text(q) for q in qms)}; the table below gives each one's time span), with {prose.listing([f'`{c}`' for c in cols]) or 'no counts'}.")
     if missing:
         text += f" It has no {prose.listing([f'`{c}`' for c in missing], 'or')}: the sections that need them say so."
     if synthetic:
@@ -68,7 +69,7 @@ def find_busy(stats: pd.DataFrame, *, min_contrast: float) -> Busy:
         stats.loc[group.index, "busy"] = split.busy
         contrasts[qm] = split.contrast
         if split.threshold is None:
-            reasons[qm] = f"{qm}: {split.reason}"
+            reasons[qm] = f"{md_text(qm)}: {split.reason}"
             continue
         thresholds[qm] = split.threshold
         per = intervals.periods(group["time"], group["interval_s"], split.busy)
@@ -126,7 +127,7 @@ def busy_reading(found: Busy) -> str:
     parts = []
     for qm, g in per.groupby("qmgr", sort=False):
         longest = g.loc[(g["end"] - g["start"]).idxmax()]
-        parts.append(f"{qm} has {prose.count(len(g), 'busy period')} (intervals at or above "
+        parts.append(f"{md_text(qm)} has {prose.count(len(g), 'busy period')} (intervals at or above "
                      f"{prose.num(found.thresholds[qm])} msg/s); the longest runs from {longest['start']:%H:%M} to "
                      f"{longest['end']:%H:%M} at {prose.num(longest['mean_msg_s'])} msg/s on average")
     text = ("Busy intervals are found per queue manager by splitting its interval rates into two groups "
@@ -187,7 +188,7 @@ def log_reading(log: pd.DataFrame, published: pd.DataFrame) -> str:
     text = []
     for row in log.to_dict("records"):
         where = "in its busy intervals" if row["intervals"] == "busy" else "over all its intervals"
-        line = f"{row['queue manager']} wrote {prose.num(row['log (MB/s) mean'])} MB/s of log {where}"
+        line = f"{md_text(row['queue manager'])} wrote {prose.num(row['log (MB/s) mean'])} MB/s of log {where}"
         if "log bytes per persistent put" in row and row["log bytes per persistent put"] == row["log bytes per persistent put"]:
             b = row["log bytes per persistent put"]
             line += f", {prose.num(b)} bytes per persistent put"
@@ -226,7 +227,7 @@ def commit_reading(commits: pd.DataFrame, published: pd.DataFrame) -> str:
         ref = (f" MP16's figures show why it matters: a 1 KB message got with {prose.num(a['msgs_per_commit'])} per "
                f"commit logs {prose.num(a['log_bytes_per_msg'])} bytes, with {prose.num(b['msgs_per_commit'])} per commit "
                f"{prose.num(b['log_bytes_per_msg'])} bytes.")
-    parts = [f"{r['queue manager']} commits every {prose.num(r['messages per commit'])} messages (puts and gets) "
+    parts = [f"{md_text(r['queue manager'])} commits every {prose.num(r['messages per commit'])} messages (puts and gets) "
              f"on average" for r in commits.to_dict("records")]
     return prose.paragraph(*[p + "." for p in parts]) + ref
 
@@ -252,7 +253,7 @@ def connection_reading(stats: pd.DataFrame, conn: pd.DataFrame) -> str:
     parts = []
     for qm, g in conn.groupby("queue manager", sort=False):
         lo, hi = g["CPU at peak (s/h)"].min(), g["CPU at peak (s/h)"].max()
-        parts.append(f"{qm} peaks at {prose.num(g['peak connects/s'].iloc[0])} connects per second: "
+        parts.append(f"{md_text(qm)} peaks at {prose.num(g['peak connects/s'].iloc[0])} connects per second: "
                      f"{prose.num(lo)} to {prose.num(hi)} CPU seconds per hour at the published costs, depending on "
                      "the listener and SHARECNV")
     return prose.paragraph(*[p + "." for p in parts]) + (

@@ -11,8 +11,8 @@ PARAMETERS = {
                               contract="client_conn_address_space", files=False, optional=True),
     "storm_rate_per_s": Number(help="planning question: connection attempts per second in a storm",
                                unit="attempts/s", minimum=0, exclusive_minimum=True, maximum=1e7),
-    "max_utilisation": Number(help="the highest share of an engine the planner accepts", minimum=0, maximum=1,
-                              exclusive_minimum=True),
+    "max_utilisation": Number(help="the highest share of an engine the planner accepts (1 % to 100 %)",
+                              minimum=0.01, maximum=1),
     "cards_dir": Internal(help="where model cards go; mqperf run sets it to DIR/models"),
 }
 
@@ -98,7 +98,7 @@ def _regressions(r, p, calc, basic, source) -> None:
     try:
         fits = calc.fit_basic(basic, data_name=source.name, data_hash=source.sha256)
     except ModelError as exc:
-        for key in ("models_text", "models", "parameters", "fitted", "loo_text"):
+        for key in ("models_text", "models", "parameters", "fitted", "fitted_text", "loo_text"):
             r.items[key] = None
         r.missing("models", f"{exc}: with one configuration varying nothing, there is no regression")
         r.missing("loo", "there is no regression to leave a cell out of")
@@ -139,17 +139,20 @@ def _regressions(r, p, calc, basic, source) -> None:
 
 
 def _difference_sentences(diffs) -> str | None:
-    from mqperf.present import prose
+    from mqperf.present import prose, text
 
     if not len(diffs):
         return None
     out = []
     for comparison, g in diffs.groupby("comparison", sort=False):
+        # The comparisons name a reader's listener values: literal text in the sentence.
         parts = [f"{prose.num(abs(row['difference (µs)']), unit='µs')} "
                  f"{'more' if row['difference (µs)'] >= 0 else 'less'} "
-                 f"{'at' if row['at'].startswith('SHARECNV') else 'with the'} {row['at']}" for _, row in g.iterrows()]
+                 f"{'at' if row['at'].startswith('SHARECNV') else 'with the'} {text.markdown(row['at'])}"
+                 for _, row in g.iterrows()]
         subject, _, base = comparison.partition(" against ")
-        out.append(f"{subject[0].upper() + subject[1:]} costs {prose.listing(parts)} than {base}.")
+        out.append(f"{text.markdown(subject[0].upper() + subject[1:])} costs {prose.listing(parts)} than "
+                   f"{text.markdown(base)}.")
         if len(g) > 1:
             lo, hi = g["difference (µs)"].min(), g["difference (µs)"].max()
             if hi - lo > 0.1 * g["difference (µs)"].abs().max():

@@ -17,7 +17,7 @@ PARAMETERS = {
     "target_tps": Number(help="planning: the transaction rate to plan for", unit="tx/s", minimum=0,
                          exclusive_minimum=True, maximum=1e8),
     "cf_max_util": Number(help="planning: the busiest you let the CF run (the article calls 75 % too high)",
-                          minimum=0, maximum=1, exclusive_minimum=True),
+                          minimum=0.01, maximum=1),
     # A z/OS LPAR has at most a few hundred processors.
     "max_cpus": Integer(help="planning: the most CPUs the tables consider", unit="CPUs", minimum=1, maximum=256),
     "cards_dir": Internal(help="where model cards go; mqperf run sets it to DIR/models"),

@@ -29,7 +29,7 @@ PARAMETERS = {
     "reference_rate_msg_s": Number(help="your own non-persistent rate at the same tasks and message size, or none",
                                    unit="msg/s", minimum=0, exclusive_minimum=True, maximum=1e9, optional=True),
     "fraction": Number(help="planning: messages per commit reaching this share of the asymptotic rate",
-                       minimum=0, maximum=1, exclusive_minimum=True, exclusive_maximum=True),
+                       minimum=0.01, maximum=0.999),
     "plan_batch": Number(help="planning: messages per commit to price (rate, log bytes per message)", unit="msgs",
                          minimum=1, maximum=MAX_BATCH),
     "max_batch": Number(help="the largest messages per commit the throughput chart shows", unit="msgs",

@@ -23,8 +23,8 @@ PARAMETERS = {
                                unit="bytes", minimum=0, exclusive_minimum=True, maximum=1e9),
     "your_latency_ms": Number(help="planning: a write latency of your storage to evaluate beside the measured ones",
                               unit="ms", minimum=0, exclusive_minimum=True, maximum=60000, optional=True),
-    "max_log_utilisation": Number(help="planning: the busiest you let the log writer run", minimum=0, maximum=1,
-                                  exclusive_minimum=True, exclusive_maximum=True),
+    "max_log_utilisation": Number(help="planning: the busiest you let the log writer run (1 % to 99 %)",
+                                  minimum=0.01, maximum=0.99),
     "forced_writes_per_record": Integer(help="forced log writes on one record's path (assumed: 4 MQ hops, a put "
                                              "and a get commit each)", unit="writes", minimum=1, maximum=10000),
     "timeout_s": Number(help="request timeout of the ACE TCP nodes", unit="s", minimum=0, exclusive_minimum=True,

@@ -48,8 +48,9 @@ def analyse(p: dict):
     # -- rates over time and busy periods ----------------------------------------------------
     found = parts.find_busy(stats, min_contrast=p["min_contrast"])
     stats = found.stats
-    r.chart("rates_chart", parts.rates_chart(stats, found.periods),
-            missing=None if stats["msg_s"].notna().any() else "The data has no message counts (puts or gets).")
+    counted = stats["msg_s"].notna().any()
+    r.chart("rates_chart", parts.rates_chart(stats, found.periods) if counted else None,
+            missing="the data has no message counts (puts or gets), so there is no rate to chart")
     r.text("busy_text", parts.busy_reading(found))
     r.table("rates", parts.rates_table(stats, found), caption="Message rates per queue manager", digits=4)
     r.table("periods", parts.periods_table(found.periods), caption="Busy periods found",

@@ -38,7 +38,7 @@ PARAMETERS = {
     "messages_per_request": Integer(help="messages per request, each put and got once (2: the request and its "
                                          "reply)", unit="messages", minimum=1, maximum=100),
     "tolerance": Number(help="Little's law: rows whose X·(R + Z) / N is further from 1 than this are flagged",
-                        minimum=0, exclusive_minimum=True, maximum=1),
+                        minimum=0.001, maximum=1),
     "target_rate_msg_s": Number(help="planning question: how many clients for this rate?", unit="requests/s",
                                 minimum=0, exclusive_minimum=True, maximum=1e9),
     "max_response_ms": Number(help="planning question: how many clients keep the response time within this?",

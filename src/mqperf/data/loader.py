@@ -363,6 +363,14 @@ class _Table:
             i = self._first(pd.Series(np.isinf(values), index=col.index))
             if i is not None:
                 bad.append((i, lambda j: f"not a finite number, found '{found(j)}'"))
+            # Squares and products of such values leave the range of a float: no measurement has them.
+            with np.errstate(invalid="ignore"):
+                size = np.abs(values)
+                odd = present & np.isfinite(values) & (size != 0) & ((size < MIN_MAGNITUDE) | (size > MAX_MAGNITUDE))
+            i = self._first(pd.Series(odd, index=col.index))
+            if i is not None:
+                bad.append((i, lambda j: f"'{found(j)}' is outside the range a measurement can have "
+                                         f"({MIN_MAGNITUDE:g} to {MAX_MAGNITUDE:g}, or 0); check the unit"))
             if kind == "integer":
                 frac = present & np.isfinite(values) & (np.mod(values, 1) != 0)
                 i = self._first(pd.Series(frac, index=col.index))
@@ -403,6 +411,15 @@ class _Table:
                 i = self._first(filled & col.duplicated())
                 if i is not None:
                     bad.append((i, f"'{shorten(col.loc[i])}' appears on an earlier line too; each value must be unique"))
+        if field.get("maxDistinct"):
+            # A report fits, charts and tables every group: past this many it would be no report.
+            most = int(field["maxDistinct"])
+            seen = (~empty & ~col.duplicated()).cumsum()
+            i = self._first(~empty & (seen > most))
+            if i is not None:
+                total = int(col[~empty].nunique())
+                bad.append((i, f"{total:,} different values; a report holds at most {most:,} (split the file: "
+                               "`mqperf fleet` makes one report per file)"))
         bad = [b for b in bad if b[0] is not None]
         return min(bad, key=lambda b: b[0]) if bad else None
 
@@ -436,6 +453,12 @@ class _Table:
             else:
                 out[name] = col.replace("", pd.NA).astype("string")
         return pd.DataFrame(out).reset_index(drop=True)
+
+
+#: Magnitudes a measured value may have (0 aside): far beyond any unit the book uses, and far
+#: inside a float's range, so a fit's sums of squares can neither overflow nor underflow.
+MIN_MAGNITUDE = 1e-30
+MAX_MAGNITUDE = 1e30
 
 
 def _num(value) -> str:

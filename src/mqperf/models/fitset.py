@@ -45,8 +45,10 @@ class FitSet(Sequence):
     def fit(cls, frame: pd.DataFrame, by: str | None, fitter: Callable[[pd.DataFrame], FitResult]) -> FitSet:
         """Fit ``fitter`` to each group of ``frame`` (``by`` None: one group named "all").
 
-        A :class:`~mqperf.errors.ModelError` from ``fitter`` becomes that group's reason; any
-        other exception propagates (it is a bug, not a property of the data).
+        A :class:`~mqperf.errors.ModelError` from ``fitter`` becomes that group's reason, as does
+        a linear-algebra failure of the solver on the group's values (a property of the data,
+        e.g. values spanning many orders of magnitude); any other exception propagates (it is a
+        bug, not a property of the data).
         """
         groups = [("all", frame)] if by is None else [(str(k), g) for k, g in frame.groupby(by, sort=False)]
         fits = []
@@ -55,6 +57,8 @@ class FitSet(Sequence):
                 fits.append(Fit(name, len(rows), result=fitter(rows)))
             except ModelError as exc:
                 fits.append(Fit(name, len(rows), reason=str(exc)))
+            except (np.linalg.LinAlgError, FloatingPointError, OverflowError) as exc:
+                fits.append(Fit(name, len(rows), reason=f"the solver could not fit these values ({exc})"))
         return cls(fits)
 
     # -- sequence --------------------------------------------------------------------------

@@ -113,8 +113,9 @@ def render(spec: dict, **_meta) -> dict:
     shape = json.dumps({k: v for k, v in spec.items() if k != "datasets"}, sort_keys=True)
     digest = hashlib.sha256(_DIGITS.sub("0", shape).encode()).hexdigest()[:12]
     div_id = f"mqchart-{digest}-{next(_counter)}"
-    # Escape "</" so a string in the data can never close the script element.
-    safe = payload.replace("</", "<\\/")
+    # The spec is JSON inside a <script> element: "<", ">" and "&" are written as JSON escapes,
+    # so no string in the data (a reader's series name) can end the element or open a comment.
+    safe = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     markup = (
         f'<div class="mqperf-chart" id="{div_id}"></div>\n'
         '<script type="text/javascript">\n'

@@ -44,7 +44,7 @@ def _signed(value: float) -> str:
 def series_verdict(series: str, rows: pd.DataFrame, derived: pd.DataFrame | None, labels: tuple[str, str],
                    *, named: bool = True) -> str:
     """One series' verdict: what changed and by how much, or why no change can be claimed."""
-    head = f"{prose.quoted(series)}: " if named else ""
+    head = f"{prose.quoted(series, markdown=False)}: " if named else ""
     changed = rows[rows["changed"]]
     if len(changed):
         moves = [f"{prose.symbol(r['parameter'])} {'rose' if r['difference'] > 0 else 'fell'} from "
@@ -62,7 +62,7 @@ def series_verdict(series: str, rows: pd.DataFrame, derived: pd.DataFrame | None
     blind = rows[rows["lower"].isna()]
     if len(blind) == len(rows):
         return (head + "the data cannot tell: " + blind["note"].iloc[0]
-                + f", so no difference between {prose.quoted(labels[0])} and {prose.quoted(labels[1])} can be "
+                + f", so no difference between {prose.quoted(labels[0], markdown=False)} and {prose.quoted(labels[1], markdown=False)} can be "
                   "tested; the estimates are in the table, and any move between them may be noise.")
     tested = rows[rows["lower"].notna()]
     widest = tested.assign(span=(tested["upper"] - tested["lower"]).abs()
@@ -82,20 +82,20 @@ def opening(table: pd.DataFrame, only: dict[str, list[str]], refused: dict[str, 
     """The report's first paragraph: how many series were compared, and how many changed."""
     compared = table["series"].unique().tolist() if len(table) else []
     moved = table.loc[table["changed"], "series"].unique().tolist() if len(table) else []
-    out = [f"{prose.quoted(labels[1])} against {prose.quoted(labels[0])} in the chapter {chapter}: "
+    out = [f"{prose.quoted(labels[1], markdown=False)} against {prose.quoted(labels[0], markdown=False)} in the chapter {chapter}: "
            f"{prose.count(len(compared), 'fitted series', 'fitted series')} in both runs, "
            f"{'none' if not moved else ('all' if len(moved) == len(compared) and len(moved) > 1 else prose.count(len(moved), 'series', 'series').split(' ')[0])} "
            f"with a change the data resolve ({level_words(alpha)} intervals over each series' parameters and "
            "its curve at the ends of the range both runs measured)."]
     if not compared:
-        out = [f"{prose.quoted(labels[1])} against {prose.quoted(labels[0])} in the chapter {chapter}: "
+        out = [f"{prose.quoted(labels[1], markdown=False)} against {prose.quoted(labels[0], markdown=False)} in the chapter {chapter}: "
                "no fitted series is in both runs, so no parameter can be compared."]
     for label, names in only.items():
         if names:
-            out.append(f"Only in {prose.quoted(label)}: {prose.listing(prose.quoted(n) for n in names[:8])}"
+            out.append(f"Only in {prose.quoted(label, markdown=False)}: {prose.listing(prose.quoted(n, markdown=False) for n in names[:8])}"
                        + (f" and {len(names) - 8:,} more" if len(names) > 8 else "") + ".")
     for name, why in refused.items():
-        out.append(f"{prose.quoted(name)} is not compared: {why}.")
+        out.append(f"{prose.quoted(name, markdown=False)} is not compared: {why}.")
     return " ".join(out)
 
 
@@ -149,11 +149,11 @@ def runs_chart(estimates: pd.DataFrame, changes: pd.DataFrame, series: str, para
 def changepoint_sentence(series: str, parameter: str, found: list, runs: list[str], unit: str, why: str | None) -> str:
     sym = prose.symbol(parameter)
     if why:
-        return f"{prose.quoted(series)}, {sym}: no change point can be tested: {why}."
+        return f"{prose.quoted(series, markdown=False)}, {sym}: no change point can be tested: {why}."
     if not found:
-        return (f"{prose.quoted(series)}, {sym}: no change point the runs' intervals can resolve over "
+        return (f"{prose.quoted(series, markdown=False)}, {sym}: no change point the runs' intervals can resolve over "
                 f"{prose.count(len(runs), 'run')}.")
     unit = f" {unit}" if unit and unit != "1" else ""
-    parts = [f"at {prose.quoted(runs[c.index])} it moved from {prose.num(c.before)} to {prose.num(c.after)}{unit} "
+    parts = [f"at {prose.quoted(runs[c.index], markdown=False)} it moved from {prose.num(c.before)} to {prose.num(c.after)}{unit} "
              f"(interval of the shift {_signed(c.lower)} to {_signed(c.upper)}{unit})" for c in found]
-    return f"{prose.quoted(series)}, {sym}: " + "; ".join(parts) + "."
+    return f"{prose.quoted(series, markdown=False)}, {sym}: " + "; ".join(parts) + "."

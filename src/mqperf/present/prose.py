@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from mqperf.present import numbers
+from mqperf.present import numbers, text
 
 #: Digits of numbers quoted in sentences: tables show more, so a quoted number is a rounding
 #: of a shown one.
@@ -67,9 +67,15 @@ def symbol(parameter: str) -> str:
     return _SYMBOLS.get(parameter, parameter)
 
 
-def quoted(name: str) -> str:
-    """A series or file name as sentences show it (names may hold any character)."""
-    return f"“{name}”"
+def quoted(name: str, *, markdown: bool = True) -> str:
+    """A series, label or file name as sentences show it: in quotation marks, as literal text.
+
+    Names come from a reader's files and may hold any character; in a Markdown sentence (the
+    default) every punctuation character is escaped (:func:`mqperf.present.text.markdown`), in
+    a plain-text one (``markdown=False``: terminal lines, CSV notes, sentences a page
+    HTML-escapes) only invisible characters are made visible.
+    """
+    return f"“{text.markdown(name) if markdown else text.visible(name)}”"
 
 
 # -- sections the data cannot support ------------------------------------------------------

@@ -63,6 +63,8 @@ class Results:
     fit_results: dict = field(default_factory=dict)
     #: The FitResult behind each card, by card name: what ``mqperf compare`` sets side by side.
     card_results: dict = field(default_factory=dict)
+    #: Warnings the analysis raised (numpy's, statsmodels'), as ``mqperf check`` caught them.
+    warnings: list = field(default_factory=list)
 
     # -- adding ----------------------------------------------------------------------------
     def text(self, key: str, *paragraphs: str | None) -> None:
@@ -110,7 +112,18 @@ class Results:
         self.items[key] = Missing(why)
 
     def card(self, name: str, card: dict, result=None) -> None:
-        """A model card, with the fit it describes (``result``) when there is one to compare."""
+        """A model card, with the fit it describes (``result``) when there is one to compare.
+
+        Card names are file names made from a reader's series labels, so two labels can make
+        one name (``a/b c`` and ``a:b c`` both give ``a_b_c``): a later card whose name is
+        taken gets a suffix from its own label, so every fitted series keeps its own card.
+        """
+        taken = {n for n, _ in self.cards}
+        if name in taken:
+            import hashlib
+
+            label = str(card.get("name", "")) + "\x00" + str(len(self.cards))
+            name = f"{name}-{hashlib.sha256(label.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
         self.cards.append((name, card))
         if result is not None:
             self.card_results[name] = result
@@ -126,12 +139,11 @@ class Results:
         return self.show(key)
 
     def sentences(self) -> dict[str, str]:
-        """Every computed passage and missing-section sentence, by key (for tests)."""
-        out = {}
-        for key, item in self.items.items():
-            if isinstance(item, (Text, Missing)):
-                out[key] = repr(item)
-        return out
+        """Every computed passage and missing-section sentence, by key, with names as a reader
+        reads them (the Markdown escapes of :func:`mqperf.present.text.markdown` taken out)."""
+        from mqperf.present.text import unescape
+
+        return {key: unescape(repr(item)) for key, item in self.items.items() if isinstance(item, (Text, Missing))}
 
     def write_cards(self, directory=None) -> list:
         """Write the model cards (the notebook's cards cell calls this); returns their paths."""

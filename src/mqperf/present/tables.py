@@ -12,7 +12,7 @@ import math
 
 import pandas as pd
 
-from mqperf.present import numbers
+from mqperf.present import numbers, text
 
 
 def _fmt(value, digits: int, scale: float | None = None) -> str:
@@ -26,7 +26,8 @@ def _fmt(value, digits: int, scale: float | None = None) -> str:
         return f"{value:,}"
     if isinstance(value, float):
         return numbers.format_number(value, digits, scale=scale)
-    return str(value)
+    # A reader's names and labels may hold characters that cannot be seen: shown as escapes.
+    return text.visible(value)
 
 
 class Table:
@@ -46,7 +47,7 @@ class Table:
             yield [_fmt(v.item() if hasattr(v, "item") else v, self.digits, sc) for v, sc in zip(row, scales)]
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.frame.columns)
+        head = "".join(f"<th>{text.html(c)}</th>" for c in self.frame.columns)
         numeric = [pd.api.types.is_numeric_dtype(self.frame[c]) for c in self.frame.columns]
         body = "".join(
             "<tr>" + "".join(
@@ -56,7 +57,7 @@ class Table:
         )
         if self.omitted:
             body += f'<tr class="more"><td class="text" colspan="{len(self.frame.columns)}">{html.escape(self._more())}</td></tr>'
-        cap = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        cap = f"<caption>{text.html(self.caption)}</caption>" if self.caption else ""
         return f'<table class="mqperf-table">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
     def __repr__(self) -> str:

@@ -26,6 +26,7 @@ rows of that summary. Rows that *failed* (a defect, a lost worker) are never cac
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -193,13 +194,58 @@ def _client(scheduler: str | None, workers: int):
                               f"({shorten(' '.join(str(exc).split()), 120)})") from None
     # ":0": the scheduler's HTTP server on a free port; with None it still tries 8787 and
     # warns on the terminal when another cluster holds it.
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                           silence_logs=logging.CRITICAL)
+    # A terminal's Ctrl-C goes to every process of its group, and the worker processes would
+    # print Dask's tracebacks on the reader's terminal. They are started with a log file as their
+    # standard error (a process inherits its parent's descriptors), and this process holds a
+    # Ctrl-C during the start until the cluster object exists, then raises it to close the cluster.
+    cluster = None
     try:
+        with _sigint_held(), _stderr_to(_worker_log()):
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   silence_logs=logging.CRITICAL)
         return Client(cluster), cluster
     except BaseException:
-        cluster.close()
+        if cluster is not None:
+            cluster.close()
         raise
+
+
+def _worker_log() -> Path:
+    from mqperf.paths import log_dir
+
+    return log_dir() / f"fleet-workers-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
+
+
+@contextlib.contextmanager
+def _stderr_to(path: Path):
+    """File descriptor 2 of this process (and of the processes it starts meanwhile) on ``path``."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(path, "ab") as log:
+        os.dup2(log.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+@contextlib.contextmanager
+def _sigint_held():
+    """SIGINT blocked in this thread (and in the threads and processes it starts) while inside."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        # A pending SIGINT is delivered now, as KeyboardInterrupt, once the cluster can be closed.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def compute(todo: dict[str, Job], chapters: list[str], *, scheduler: str | None, workers: int, store, echo,

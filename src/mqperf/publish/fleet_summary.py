@@ -268,12 +268,12 @@ def paragraph(frame, chapters: list[str], datasets: int) -> str:
            f"{prose.count(len(fitted), 'series', 'series')} fitted, {prose.count(len(bad), 'dataset')} with bad input and "
            f"{prose.count(len(failed), 'dataset')} failed."]
     if len(bad):
-        ids = prose.listing(prose.quoted(i) for i in bad["id"].head(5))
+        ids = prose.listing(prose.quoted(i, markdown=False) for i in bad["id"].head(5))
         more = f" and {len(bad) - 5:,} more" if len(bad) > 5 else ""
         out.append(f"Bad input: {ids}{more}; the table gives each one's reason.")
     if "peak_used_pct" in frame and frame["peak_used_pct"].notna().any():
         top = frame.dropna(subset=["peak_used_pct"]).sort_values("peak_used_pct", ascending=False).head(3)
-        near = prose.listing(f"{prose.quoted(t['id'])} ({prose.quoted(t['series'])}) at {prose.pct(t['peak_used_pct'])}"
+        near = prose.listing(f"{prose.quoted(t['id'], markdown=False)} ({prose.quoted(t['series'], markdown=False)}) at {prose.pct(t['peak_used_pct'])}"
                              for t in top.to_dict("records"))
         out.append(f"Nearest their modelled limit, by the best measured rate as a share of the peak: {near}.")
     extrap = int((fitted["flags"].fillna("").str.contains("extrapolated")).sum()) if len(fitted) else 0

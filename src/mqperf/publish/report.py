@@ -14,6 +14,7 @@ import nbformat
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from mqperf.present import text
 from mqperf.publish import assets
 
 _CSS = """
@@ -48,14 +49,23 @@ def _role_text(match: re.Match) -> str:
 
 def _math(content: str, options: dict) -> str:
     # Delimited for MathJax, escaped for HTML; without this, CommonMark eats the backslashes
-    # and underscores of the TeX (B\,s/(s+s_{1/2}) came out as B,s/(s+s_1/2)).
+    # and underscores of the TeX (B\,s/(s+s_{1/2}) came out as B,s/(s+s_1/2)). MathJax typesets
+    # only these spans (see MATHJAX_CONFIG): a "\(" in a reader's name elsewhere stays text.
     if options.get("display_mode"):
-        return f"\\[{html.escape(content)}\\]"
-    return f"\\({html.escape(content)}\\)"
+        return f'<div class="math">\\[{html.escape(content)}\\]</div>'
+    return f'<span class="math">\\({html.escape(content)}\\)</span>'
 
 
-# The same dollar-math rules as the book's MyST parser (dollarmath with its defaults).
-_MD = MarkdownIt("commonmark").enable("table").use(dollarmath_plugin, renderer=_math)
+# The same dollar-math rules as the book's MyST parser (dollarmath with its defaults). Raw HTML
+# is shown as text, never passed through (no sentence of the book's needs it, and a reader's
+# name must never become markup); link targets such as javascript: are refused by markdown-it.
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table").use(dollarmath_plugin, renderer=_math)
+
+#: MathJax typesets only the math the Markdown renderer marked (class "math"); the rest of the
+#: page (a reader's names among it) is ignored, and nothing is fetched (autoload, the menu).
+MATHJAX_CONFIG = ("<script>window.MathJax = {tex: {inlineMath: [['\\\\(', '\\\\)']], displayMath: [['\\\\[', '\\\\]']], "
+                  "packages: {'[-]': ['autoload', 'require']}}, loader: {load: []}, "
+                  "options: {enableMenu: false, ignoreHtmlClass: 'mqperf-report', processHtmlClass: 'math'}};</script>")
 
 
 def _markdown(source: str) -> str:
@@ -84,7 +94,7 @@ def standalone(title: str, body: list[str], *, charts: bool = True) -> str:
     script = f"<script>{assets.vega_bundle()}</script>" if charts else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_CSS}{_book_css()}</style>"
-            f"{script}</head><body>" + "\n".join(body) + "</body></html>\n")
+            f"{script}</head><body class=\"mqperf-report\">" + "\n".join(body) + "</body></html>\n")
 
 
 def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = "") -> None:
@@ -111,13 +121,11 @@ def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = ""
         mathjax = (assets.mathjax_root() / "tex-svg.js").read_text(encoding="utf-8")
         # Inlined, MathJax cannot tell where it was loaded from and would fetch extensions
         # (autoload, the menu) from its default CDN: switch those off, so nothing is fetched.
-        head.insert(0, "<script>window.MathJax = {tex: {inlineMath: [['\\\\(', '\\\\)']], displayMath: [['\\\\[', '\\\\]']], "
-                       "packages: {'[-]': ['autoload', 'require']}}, loader: {load: []}, "
-                       "options: {enableMenu: false}};</script>")
+        head.insert(0, MATHJAX_CONFIG)
         head.append(f"<script>{mathjax}</script>")
     page = (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{html.escape(title)}</title><style>{_CSS}{_book_css()}</style>{''.join(head)}</head><body>"
-        f'<p class="meta">{html.escape(subtitle)}</p>' + "\n".join(body) + "</body></html>\n"
+        f"<title>{text.html(title)}</title><style>{_CSS}{_book_css()}</style>{''.join(head)}</head>"
+        f'<body class="mqperf-report"><p class="meta">{text.html(subtitle)}</p>' + "\n".join(body) + "</body></html>\n"
     )
     target.write_text(page, encoding="utf-8")

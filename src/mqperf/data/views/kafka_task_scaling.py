@@ -15,19 +15,26 @@ POINT_COLUMNS = ["connector", "series", "tasks", "gp_cpus", "rate_msg_s", "basis
 CONSTRAINT_COLUMNS = ["connector", "series", "gp_cpus", "tasks_from", "tasks_to", "relation", "quote"]
 
 #: The article prices 1KB non-persistent messages, the workload of the sustainable series.
-COSTED_SERIES = "sustainable_nonpersistent"
+COSTED_SERIES = "sustainable nonpersistent"
+
+
+def _readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The book's workload identifiers as words (sustainable_nonpersistent → sustainable nonpersistent).
+
+    Only the book's own identifiers: a reader's series names are shown as given."""
+    return frame.assign(series=frame["series"].str.replace("_", " ", regex=False))
 #: The MQ verb each connector issues per message, as the costs dataset names it.
 VERB = {"source": ("mq_get", "MQGET"), "sink": ("mq_put1", "MQPUT1")}
 
 
 def points(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     """Rates by connector, workload, tasks.max and CPU count (contract columns only)."""
-    return frame[POINT_COLUMNS].reset_index(drop=True)
+    return _readable(frame[POINT_COLUMNS].reset_index(drop=True))
 
 
 def constraints(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     """'No gain' and 'decrease' statements with the series they concern."""
-    return frame[CONSTRAINT_COLUMNS].reset_index(drop=True)
+    return _readable(frame[CONSTRAINT_COLUMNS].reset_index(drop=True))
 
 
 def costs(name: str, frame: pd.DataFrame) -> pd.DataFrame:
