@@ -35,14 +35,34 @@ def _sh(cmd, cwd, check=True):
 
 
 @pytest.fixture(scope="module")
-def clone(tmp_path_factory):
+def served_book(tmp_path_factory):
+    """The book as a runner reaches it: a bare repository served over HTTP (git's dumb protocol)."""
+    import functools
+    import http.server
+    import threading
+
     if _sh(["git", "-C", str(ROOT), "rev-parse", "HEAD"], ROOT, check=False).returncode:
         pytest.skip("the book is not a git checkout, so mqperf init cannot pin it")
+    base = tmp_path_factory.mktemp("served")
+    _sh(["git", "clone", "-q", "--bare", str(ROOT), str(base / "book.git")], base)
+    _sh(["git", "-C", str(base / "book.git"), "update-server-info"], base)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(base)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/book.git"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory, served_book):
     base = tmp_path_factory.mktemp("init")
     made = base / "reports-repo"
-    # The book itself as the source: a clone's origin may be a URL this machine cannot reach.
     _sh([MQPERF, "init", str(made), "--chapter", CHAPTER, "--data", str(EXAMPLE), "-p", "target_rate_msg_s", "50000",
-         "--mqperf-source", str(ROOT)], base)
+         "--mqperf-source", served_book], base)
     _sh(GIT + ["add", "-A"], made)
     _sh(GIT + ["commit", "-qm", "mqperf init"], made)
     work = base / "clone"
@@ -50,19 +70,22 @@ def clone(tmp_path_factory):
     return work
 
 
-def test_the_generated_tree(clone):
+def test_the_generated_tree(clone, served_book):
     files = sorted(p.relative_to(clone).as_posix() for p in clone.rglob("*") if ".git/" not in p.as_posix() + "/"
                    and p.is_file() and ".mqperf" not in p.parts and "reports" not in p.parts)
     assert files == [".github/workflows/report.yml", ".gitignore", "Makefile", "README.md",
                      f"data/{EXAMPLE.name}", "report.yml"]
     config = yaml.safe_load((clone / "report.yml").read_text())
     head = _sh(["git", "-C", str(ROOT), "rev-parse", "HEAD"], ROOT).stdout.strip()
-    assert config["mqperf"] == {"source": str(ROOT), "commit": head}
+    assert config["mqperf"] == {"source": served_book, "commit": head}
     assert config["reports"] == [{"name": CHAPTER, "chapter": CHAPTER, "data": [f"data/{EXAMPLE.name}"],
                                   "parameters": {"target_rate_msg_s": 50000.0}, "pdf": False}]
     assert (clone / "data" / EXAMPLE.name).read_bytes() == EXAMPLE.read_bytes()
     readme = (clone / "README.md").read_text()
     assert "make report" in readme and "make test" in readme
+    # The README names the real source and commit, not a bare https://github.com/.
+    assert f"[MQ Performance Book]({served_book})" in readme and head[:12] in readme
+    assert "(https://github.com/)" not in readme
 
 
 def test_make_report_then_test_from_a_clean_clone(clone):
@@ -113,14 +136,37 @@ def test_a_changed_number_fails_make_test_naming_chapter_and_number(clone):
         data.write_text(original)
 
 
-def test_the_default_pin_is_the_origin_or_the_checkout_at_head():
-    from mqperf.publish.repo_init import pin
+def test_the_default_pin_is_the_origin_at_head_and_a_local_path_needs_saying_so():
+    from mqperf.errors import MQPerfError
+    from mqperf.publish.repo_init import is_remote, pin
 
     origin = _sh(["git", "-C", str(ROOT), "remote", "get-url", "origin"], ROOT, check=False).stdout.strip()
     head = _sh(["git", "-C", str(ROOT), "rev-parse", "HEAD"], ROOT).stdout.strip()
-    assert pin(None, None, say=lambda *_: None) == (origin or str(ROOT), head)
+    if origin and is_remote(origin):
+        assert pin(None, None, say=lambda *_: None) == (origin, head)
+    else:  # a clone of a local checkout (as in CI): its origin is a path no runner can reach
+        with pytest.raises(MQPerfError, match="a CI runner cannot clone"):
+            pin(None, None, say=lambda *_: None)
+        assert pin(None, None, say=lambda *_: None, local_ok=True) == (origin or str(ROOT), head)
     assert pin("https://example.invalid/book.git", head[:12], say=lambda *_: None) == (
         "https://example.invalid/book.git", head)  # a short id is pinned in full
+    with pytest.raises(MQPerfError, match="--local-source"):
+        pin(str(ROOT), None, say=lambda *_: None)
+    with pytest.raises(MQPerfError):
+        pin(f"file://{ROOT}", None, say=lambda *_: None)
+
+
+def test_a_local_source_is_refused_in_one_line_or_allowed_when_asked(tmp_path):
+    target = tmp_path / "repo"
+    cmd = [MQPERF, "init", str(target), "--chapter", CHAPTER, "--data", str(EXAMPLE), "--mqperf-source", str(ROOT)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and not target.exists()
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "a CI runner cannot clone" in lines[0] and "--local-source" in lines[0], proc.stderr
+    proc = subprocess.run(cmd + ["--local-source"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    readme = (target / "README.md").read_text()
+    assert str(ROOT) in readme and "builds there only" in readme
 
 
 @pytest.mark.parametrize("case", ["not empty", "bad data", "unknown chapter"])

@@ -13,6 +13,7 @@ interrupted ``init`` leaves nothing. ``DIR`` must be new or empty.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -41,7 +42,11 @@ def add_parser(subparsers):
                    help="a chapter parameter, kept in report.yml")
     p.add_argument("--pdf", action="store_true", help="make report also prints the report as a PDF (needs chromium)")
     p.add_argument("--mqperf-source", metavar="URL",
-                   help="where `make` clones the book from (default: this checkout's origin remote, else its path)")
+                   help="where `make` (and the CI runner) clones the book from: a URL a runner can reach "
+                        "(https://, ssh://, git://, or git@host:path; default: this checkout's origin remote)")
+    p.add_argument("--local-source", action="store_true",
+                   help="allow a local path as the source: the reports then build only on this machine, never on "
+                        "a CI runner")
     p.add_argument("--mqperf-commit", metavar="REV", help="the book's commit to pin (default: this checkout's HEAD)")
     return p
 
@@ -51,8 +56,29 @@ def _git(root: Path, *args: str) -> str:
     return proc.stdout.strip() if proc.returncode == 0 else ""
 
 
-def pin(source: str | None, commit: str | None, say=print) -> tuple[str, str]:
-    """The book to pin: (source, full commit id)."""
+_REMOTE = re.compile(r"^(?:https?|ssh|git|git\+ssh)://[^/\s]+/\S+$|^[\w.-]+@[\w.-]+:\S+$")
+
+
+def is_remote(source: str) -> bool:
+    """True for a source a CI runner can clone: a URL (https, ssh, git) or scp-like ``user@host:path``."""
+    return bool(_REMOTE.match(source.strip()))
+
+
+def web_page(source: str) -> str | None:
+    """The web page of a remote source, where its host has one at the obvious place (else None)."""
+    m = re.match(r"^(?:https?://|ssh://git@|git://|git@)([\w.-]+)[:/](.+?)(?:\.git)?/?$", source.strip())
+    if not m or m.group(1) not in ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org"):
+        return source if source.startswith(("https://", "http://")) else None
+    return f"https://{m.group(1)}/{m.group(2)}"
+
+
+def pin(source: str | None, commit: str | None, say=print, *, local_ok: bool = False) -> tuple[str, str]:
+    """The book to pin: (source, full commit id).
+
+    The source must be one a CI runner can reach (:func:`is_remote`); a local path (the
+    checkout itself, or an origin that is a path on this machine) is refused in one line
+    unless ``local_ok``, since the generated workflow's install step could not clone it.
+    """
     from mqperf.paths import book_root
 
     root = book_root()
@@ -60,11 +86,18 @@ def pin(source: str | None, commit: str | None, say=print) -> tuple[str, str]:
         raise MQPerfError(f"{root}: not a git checkout, so its version cannot be pinned; give --mqperf-source URL "
                           "and --mqperf-commit REV")
     source = source or _git(root, "remote", "get-url", "origin") or str(root)
+    if not is_remote(source) and not local_ok:
+        raise MQPerfError(f"the book's source {source} is a path on this machine, which a CI runner cannot clone: "
+                          "give --mqperf-source URL (e.g. https://github.com/you/mq-performance-book.git), or "
+                          "--local-source to build the reports on this machine only")
     rev = _git(root, "rev-parse", "--verify", f"{commit or 'HEAD'}^{{commit}}") if (root / ".git").exists() else commit
     if not rev:
         raise MQPerfError(f"--mqperf-commit {commit}: no such commit in {root}")
     if not commit and _git(root, "status", "--porcelain", "--untracked-files=no"):
         say(f"note: the book at {root} has uncommitted changes; the repository pins commit {rev[:12]}, without them")
+    if is_remote(source) and (root / ".git").exists() and not _git(root, "branch", "-r", "--contains", rev):
+        say(f"note: commit {rev[:12]} is on no remote branch this checkout knows; push it to {source} before "
+            "a runner builds the reports")
     return source, rev
 
 
@@ -109,7 +142,7 @@ def command(args) -> int:
         files = [Path(f).expanduser().resolve() for f in args.data]
         with tempfile.TemporaryDirectory(prefix="mqperf-init-") as tmp:  # the files as `mqperf run` checks them
             runner.prepare(chapter, files, given, Path(tmp) / "out", Path(tmp) / "in")
-        source, commit = pin(args.mqperf_source, args.mqperf_commit)
+        source, commit = pin(args.mqperf_source, args.mqperf_commit, local_ok=args.local_source)
         stage = target.parent / f".{target.name}.mqperf-init"
         if stage.exists():
             shutil.rmtree(stage)
@@ -122,8 +155,7 @@ def command(args) -> int:
             (stage / "report.yml").write_text(CONFIG_HEAD + yaml.safe_dump(config, sort_keys=False, allow_unicode=True),
                                               encoding="utf-8")
             (stage / "Makefile").write_text(MAKEFILE, encoding="utf-8")
-            (stage / "README.md").write_text(README.format(chapter=chapter.name, title=chapter.title),
-                                             encoding="utf-8")
+            (stage / "README.md").write_text(readme(chapter.name, chapter.title, source, commit), encoding="utf-8")
             (stage / ".gitignore").write_text(".mqperf/\n__pycache__/\n*.tmp\n", encoding="utf-8")
             workflow = stage / ".github" / "workflows"
             workflow.mkdir(parents=True)
@@ -181,11 +213,21 @@ clean:
 \trm -rf .mqperf
 """
 
+def readme(chapter: str, title: str, source: str, commit: str) -> str:
+    """The repository's README, naming the book's real source and commit."""
+    page = web_page(source)
+    book = f"[MQ Performance Book]({page})" if page else "MQ Performance Book"
+    where = (f"cloned from `{source}` at commit `{commit[:12]}`" if is_remote(source) else
+             f"cloned from `{source}`, a path on the machine that made this repository, at commit `{commit[:12]}`: "
+             "it builds there only; set `mqperf.source` in report.yml to a URL for CI")
+    return README.format(chapter=chapter, title=title, book=book, where=where)
+
+
 README = """\
 # Reports: {title}
 
-Reports made with the [MQ Performance Book](https://github.com/) (its `mqperf` command), built and
-validated in CI like the book itself.
+Reports made with the {book} (its `mqperf` command, {where}), built and validated in CI like the
+book itself.
 
 ```bash
 make report   # installs the pinned book into .mqperf/, then builds reports/ (only what changed)
