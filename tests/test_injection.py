@@ -224,3 +224,23 @@ def test_fleet_pages_show_names_as_text(browser, hostile, tmp_path):
     assert_page_is_text(browser, out / "index.html", ())
     for qm in ("QM1", "QM2"):
         assert_page_is_text(browser, out / "reports" / qm / "kafka_task_scaling.html", CORPUS)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_report_repository_pages_show_names_and_file_names_as_text(browser, hostile, tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    mqperf = str(Path(sys.executable).with_name("mqperf"))
+    data = tmp_path / "<img src=x onerror=alert(31)> run.csv"  # a file name is a reader's string too
+    shutil.copy(hostile[0], data)
+    repo = tmp_path / "repo"
+    made = subprocess.run([mqperf, "init", str(repo), "--chapter", "kafka_task_scaling", "--data", str(data),
+                           "--local-source"], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    built = subprocess.run([mqperf, "report", "build"], cwd=repo, capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert_page_is_text(browser, repo / "reports" / "index.html", (data.name,))
+    assert_page_is_text(browser, repo / "reports" / "kafka_task_scaling" / "kafka_task_scaling.html", CORPUS)
