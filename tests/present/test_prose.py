@@ -41,9 +41,16 @@ def test_serialisation_rule_follows_sigma():
     assert "contention is small" in " ".join(prose.usl_reading("s", usl_fit(0.01, 0.0), measured_max_n=8))
 
 
-def test_retrograde_rule_needs_an_interval_that_excludes_zero():
-    falling = " ".join(prose.usl_reading("s", usl_fit(0.05, 0.02, noise=0.005), measured_max_n=8))
-    assert "excludes 0: throughput falls past the peak" in falling
+def test_retrograde_rule_needs_an_interval_that_excludes_zero_and_points_that_fall():
+    # Peak near N = 6.9, points to 16: the measured rates fall well beyond their 0.5 % noise.
+    falling = " ".join(prose.usl_reading("s", usl_fit(0.05, 0.02, n=(1, 2, 4, 6, 8, 12, 16), noise=0.005),
+                                         measured_max_n=16))
+    assert "the measured points fall past their peak beyond their noise" in falling
+    assert "throughput falls past the peak" in falling and "one-sided t-test" in falling
+    # Peak near N = 6.9 but the points stop at 8: κ is identified, the points do not fall.
+    level = " ".join(prose.usl_reading("s", usl_fit(0.05, 0.02, noise=0.005), measured_max_n=8))
+    assert "throughput falls past the peak" not in level
+    assert "within the measurements the curve levels off" in level
     flat = " ".join(prose.usl_reading("s", usl_fit(0.3, 0.0), measured_max_n=8))
     assert "κ is 0" in flat and "approaches" in flat
     exact = usl_fit(0.1, 0.02, n=(1, 2, 4))
@@ -100,3 +107,19 @@ def test_per_fit_gives_each_group_a_sentence_or_its_reason():
     fits = [Fit("a", 5, result=usl_fit(0.1, 0.01)), Fit("b", 1, reason="the USL needs 3 points")]
     assert prose.per_fit(fits, lambda group, r: f"{group}: σ {prose.num(r.params['sigma'])}") == [
         "a: σ 0.1", "“b” is not fitted: the USL needs 3 points."]
+
+
+def test_a_ceiling_that_levels_off_is_never_said_to_fall():
+    # A hard ceiling: 2,500 msg/s from 3 tasks on, with 1 % noise. A USL fit bends; the data do not fall.
+    n = np.arange(1, 13, dtype=float)
+    x = np.minimum(1000 * n, 2500) * (1 + np.random.default_rng(4).normal(0, 0.01, n.size))
+    words = " ".join(prose.usl_reading("s", usl.fit(n, x), measured_max_n=12))
+    assert "throughput falls past the peak" not in words
+
+
+def test_a_peak_before_the_smallest_measured_n_is_outside_the_data():
+    fit = usl_fit(0.3, 0.4, n=(2, 3, 4, 6, 8), noise=0.002)
+    assert fit.peak_n() < 2
+    words = " ".join(prose.usl_reading("s", fit, measured_max_n=8))
+    assert "below the smallest measured concurrency (2), outside the data: an extrapolation" in words
+    assert "within the measured range" not in words

@@ -63,7 +63,7 @@ def preflight(chapter: str, source: str | Path | None, params: dict | None = Non
         warnings.simplefilter("always")
         if not hasattr(mod, "analyse"):
             return mod.preflight(values)
-        results = mod.analyse(values)
+        results = complete(chapter, mod.analyse(values), values)
     results.warnings = [f"{w.category.__name__}: {w.message}" for w in caught]
     # What check accepts, run must show: a result the notebook shows and this data did not
     # produce is a defect of ours, found here rather than in the kernel.
@@ -83,4 +83,14 @@ def analyse(chapter: str, namespace: dict):
 
     tables.register_dataframe_display()  # a bare DataFrame a notebook shows goes through the one rule too
     mod = module(chapter)
-    return mod.analyse({name: namespace[name] for name in mod.PARAMETERS if name in namespace})
+    values = {name: namespace[name] for name in mod.PARAMETERS if name in namespace}
+    return complete(chapter, mod.analyse(values), values)
+
+
+def complete(chapter: str, results, values: dict):
+    """The sections every report has, made from what the chapter's analysis found: "This run"
+    and "How this report was made" (:mod:`mqperf.present.howmade`)."""
+    from mqperf.present import howmade
+
+    howmade.add(results, chapter, values)
+    return results

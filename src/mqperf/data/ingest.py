@@ -227,7 +227,8 @@ def prepare(chapter: str, paths, folder: Path) -> tuple[dict[str, str], list[Con
         values[name] = str(write(conv, folder / f"{name}.csv").resolve())
     if any(not c.plain for c in done):
         record = [{"input": c.target, "files": [p.name for p in c.files], "formats": c.formats,
-                   "sha256": [loader.file_hash(p) for p in c.files], "notes": c.notes} for c in done]
+                   "sha256": [loader.file_hash(p) for p in c.files], "notes": c.notes,
+                   "setup": dict(c.frame.attrs.get("setup", {})) if c.frame is not None else {}} for c in done]
         (folder / "conversion.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return values, done
 

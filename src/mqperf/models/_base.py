@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -199,10 +200,41 @@ class FitResult:
         """
         if self.df_resid <= 0:
             lower = upper = pd.Series(np.nan, index=self.params.index)
+        elif not self.residual_checks.passed:
+            return self._bootstrap(alpha)
         else:
             q = t_quantile(1 - alpha / 2, self.df_resid)
             lower, upper = self.params - q * self.bse, self.params + q * self.bse
         return pd.DataFrame({"lower": lower, "upper": upper})
+
+    @cached_property
+    def residual_checks(self):
+        """Normality and even spread of the residuals (:mod:`mqperf.models.diagnostics`), checked
+        before any interval is given: when either fails, :meth:`conf_int` is a bootstrap."""
+        from mqperf.models.diagnostics import residual_checks
+
+        return residual_checks(self)
+
+    @property
+    def interval_method(self) -> str:
+        """How :meth:`conf_int` is made for this fit, in words."""
+        if self.df_resid <= 0:
+            return "none: no residual degrees of freedom"
+        if not self.residual_checks.passed:
+            from mqperf.models.diagnostics import REFITS
+
+            return (f"residual bootstrap, {REFITS} refits, percentile 95 % (the residuals fail the normality or "
+                    "even-spread check, so the t interval is not used)")
+        return "Wald, Student-t on df_resid, 95 %"
+
+    def _bootstrap(self, alpha: float) -> pd.DataFrame:
+        cache = self.__dict__.setdefault("_bootstrap_cache", {})
+        if alpha not in cache:
+            from mqperf.models.diagnostics import bootstrap_conf_int
+
+            ci = bootstrap_conf_int(self, alpha=alpha)
+            cache[alpha] = pd.DataFrame({"lower": ci[0].astype(float), "upper": ci[1].astype(float)})
+        return cache[alpha].copy()
 
     # -- output ------------------------------------------------------------------------------
     def predict(self, x) -> np.ndarray:
@@ -341,8 +373,9 @@ class FitResult:
             "model": self.model,
             "formula": self.formula,
             "parameters": params,
-            "interval_method": ("Wald, Student-t on df_resid, 95 %; none when exactly identified or for a "
-                                "parameter fixed by its bound (the others' are then conditional on it)"),
+            "interval_method": (self.interval_method + "; none when exactly identified or for a parameter fixed "
+                                "by its bound (the others' are then conditional on it)"),
+            "residual_checks": self.residual_checks.words(),
             "fit": self.fit_stats(),
             "derived": {k: _none_if_nan(round_sig(v)) for k, v in self.derived().items()},
             "notes": list(self.notes),

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from mqperf.present import numbers, text
 
 #: Digits of numbers quoted in sentences: tables show more, so a quoted number is a rounding
@@ -157,10 +159,16 @@ def usl_reading(series: str, result, *, measured_max_n: float, unit: str = "msg/
     Rules (each with a test):
     - σ > 0.5: most of the work is serialised; 0.05 < σ ≤ 0.5: a share is serialised;
       otherwise contention is small;
-    - κ's interval (when there is one) excludes 0: throughput falls past the peak; includes 0:
-      the data cannot tell a fall from a plateau; κ = 0 (held or fitted): no retrograde;
-    - the peak lies beyond the largest measured N: an extrapolation.
+    - "throughput falls past the peak" only when κ's interval excludes 0 *and* the measured
+      points fall past their maximum beyond their noise (:func:`mqperf.models.evidence.decline`,
+      named with its test); κ's interval excludes 0 but the points do not fall: the model bends,
+      the data level off; includes 0: the data cannot tell a fall from a plateau; κ = 0 (held
+      or fitted): no retrograde;
+    - the peak lies within the measured range only between the smallest and the largest
+      measured N; beyond either end it is an extrapolation, said so.
     """
+    from mqperf.models import evidence
+
     name = quoted(series)
     sigma, kappa = float(result.params.get("sigma", 0.0)), float(result.params.get("kappa", 0.0))
     out = []
@@ -176,17 +184,28 @@ def usl_reading(series: str, result, *, measured_max_n: float, unit: str = "msg/
     elif ci is not None and "kappa" in ci.index and math.isfinite(ci.loc["kappa"].iloc[0]):
         lo = float(ci.loc["kappa"].iloc[0])
         if lo > 0:
-            out.append(f"κ = {num(kappa)} and its 95 % interval excludes 0: throughput falls past the peak.")
+            fall = evidence.decline(result.x, result.y, noise_sd=result.rmse, df=result.df_resid)
+            if fall:
+                out.append(f"κ = {num(kappa)}, its 95 % interval excludes 0, and the measured points fall past their "
+                           f"peak beyond their noise ({fall.test}): throughput falls past the peak.")
+            else:
+                out.append(f"κ = {num(kappa)} and its 95 % interval excludes 0, so the model bends down past its peak; "
+                           f"but the measured points do not fall beyond their noise ({fall.test}): within the "
+                           "measurements the curve levels off.")
         else:
             out.append(f"κ = {num(kappa)}, but its 95 % interval includes 0: the data cannot tell a fall "
                        "past the peak from a plateau.")
     else:
         out.append(f"κ = {num(kappa)}, with no interval: the fit has no degrees of freedom to test it.")
     peak_n, peak_x = result.peak_n(), result.peak_x()
+    low = float(np.min(result.x)) if len(result.x) else 1.0
     if math.isfinite(peak_n):
-        where = ("beyond the largest measured concurrency "
-                 f"({num(measured_max_n)}): an extrapolation, not a measurement"
-                 if peak_n > measured_max_n else "within the measured range")
+        side = evidence.within(peak_n, low, measured_max_n)
+        where = {"within": f"within the measured range ({num(low)} to {num(measured_max_n)})",
+                 "above": (f"beyond the largest measured concurrency ({num(measured_max_n)}): an extrapolation, "
+                           "not a measurement"),
+                 "below": (f"below the smallest measured concurrency ({num(low)}), outside the data: an "
+                           "extrapolation, not a measurement")}[side]
         out.append(f"The modelled peak, {num(peak_x, unit=unit)} at N = {num(peak_n)}, lies {where}.")
     elif math.isfinite(peak_x):
         out.append(f"The model has no peak: throughput approaches {num(peak_x, unit=unit)} (λ/σ) "

@@ -65,6 +65,15 @@ class Results:
     card_results: dict = field(default_factory=dict)
     #: Warnings the analysis raised (numpy's, statsmodels'), as ``mqperf check`` caught them.
     warnings: list = field(default_factory=list)
+    #: Answers that leave the measured range, in words (each also labelled where it is given).
+    extrapolations: list = field(default_factory=list)
+    #: What the chapter's answers are (tasks for a target, a modelled peak, ...): set by a chapter
+    #: that records every one of them beyond the measured range with :meth:`extrapolated`.
+    answers: str | None = None
+    #: Chapter-specific checks for "How this report was made": check -> outcome for this data.
+    checks: dict = field(default_factory=dict)
+    #: The setup the files state (MQ version, platform, interval length, ...).
+    setup: dict = field(default_factory=dict)
 
     # -- adding ----------------------------------------------------------------------------
     def text(self, key: str, *paragraphs: str | None) -> None:
@@ -110,6 +119,15 @@ class Results:
 
     def missing(self, key: str, why: str) -> None:
         self.items[key] = Missing(why)
+
+    def extrapolated(self, what: str) -> None:
+        """Record an answer given beyond the measured range (the section lists them)."""
+        if what not in self.extrapolations:
+            self.extrapolations.append(what)
+
+    def checked(self, check: str, outcome: str) -> None:
+        """A chapter's own check and its outcome for this data, for "How this report was made"."""
+        self.checks[check] = outcome
 
     def card(self, name: str, card: dict, result=None) -> None:
         """A model card, with the fit it describes (``result``) when there is one to compare.

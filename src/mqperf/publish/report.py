@@ -104,7 +104,9 @@ def write_report(notebook: Path, target: Path, *, title: str, subtitle: str = ""
     has_math = False
     for cell in nb.cells:
         tags = set(cell.get("metadata", {}).get("tags", []))
-        if "remove-cell" in tags:
+        # A standalone report is a reader's run: the book's own remarks (book-only) are not about
+        # it, and its parameters are the "This run" table, not code.
+        if tags & {"remove-cell", "book-only", "parameters", "injected-parameters"}:
             continue
         if cell.cell_type == "markdown":
             has_math = has_math or "$" in cell.source

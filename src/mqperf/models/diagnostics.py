@@ -1,0 +1,122 @@
+"""Residual checks before intervals, and the bootstrap interval when they fail.
+
+A fit's Student-t intervals assume errors that are normal and equally spread. Before a report
+shows them it checks both on the residuals:
+
+- **normality**: Shapiro-Wilk on the residuals;
+- **even spread**: Spearman's rank correlation between the absolute residuals and the fitted
+  values (a spread that grows with the rate, as proportional noise does, correlates).
+
+Either failing at the 5 % level makes the interval a residual bootstrap instead
+(:func:`bootstrap_conf_int`: the fit's own curve refitted to its fitted values plus resampled,
+rescaled residuals, percentile intervals), and the report says which was used. With fewer than
+:data:`MIN_RESIDUALS` residuals or :data:`MIN_DF` residual degrees of freedom the checks have no
+power: the report says they could not be made.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+#: Fewest residuals and residual degrees of freedom the checks are run on.
+MIN_RESIDUALS = 5
+MIN_DF = 3
+ALPHA = 0.05
+#: Bootstrap refits (a fixed seed keeps the intervals the same on every run).
+REFITS = 199
+SEED = 20261125
+
+
+@dataclass(frozen=True)
+class Checks:
+    """The outcome of the residual checks of one fit."""
+
+    made: bool
+    normal_p: float = math.nan
+    spread_p: float = math.nan
+
+    @property
+    def passed(self) -> bool:
+        return (not self.made) or (self.normal_p >= ALPHA and self.spread_p >= ALPHA)
+
+    def words(self) -> str:
+        if not self.made:
+            return (f"too few residuals to check (at least {MIN_RESIDUALS} and {MIN_DF} residual degrees of freedom "
+                    "are needed): the t intervals assume normal, evenly spread errors")
+        verdict = "pass" if self.passed else "fail"
+        return (f"normality (Shapiro-Wilk p = {_p(self.normal_p)}) and even spread against the fitted values "
+                f"(Spearman p = {_p(self.spread_p)}): {verdict}")
+
+
+def _p(value: float) -> str:
+    if not math.isfinite(value):
+        return "n/a"
+    return "< 0.001" if value < 0.001 else f"{value:.2g}" if value < 0.01 else f"{value:.2f}"
+
+
+def residual_checks(result) -> Checks:
+    """Shapiro-Wilk on the residuals and Spearman of |residual| against the fitted values."""
+    from scipy import stats
+
+    resid = np.asarray(result.resid, dtype=float)
+    if resid.size < MIN_RESIDUALS or result.df_resid < MIN_DF or result.resid_at_noise_level:
+        return Checks(False)
+    fitted = np.asarray(result.fittedvalues, dtype=float)
+    normal = float(stats.shapiro(resid).pvalue) if np.ptp(resid) > 0 else 1.0
+    absolute = np.abs(resid)
+    if np.ptp(absolute) == 0 or np.ptp(fitted) == 0:
+        spread = 1.0
+    else:
+        spread = float(stats.spearmanr(absolute, fitted).pvalue)
+    return Checks(True, normal, spread if math.isfinite(spread) else 1.0)
+
+
+def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, seed: int = SEED) -> pd.DataFrame:
+    """Percentile intervals from a residual bootstrap of ``result``'s own curve.
+
+    Each refit solves ``y* = fitted + e*`` for the curve ``result.fn`` from the fitted
+    parameters, where ``e*`` resamples the residuals rescaled by √(n / df_resid) (so their
+    spread matches the error variance the fit estimates). Parameters the fit holds on a bound
+    stay there. Refits that fail to converge are dropped; fewer than half converging gives
+    NaN intervals.
+    """
+    from scipy.optimize import least_squares
+
+    x, fitted = np.asarray(result.x, dtype=float), np.asarray(result.fittedvalues, dtype=float)
+    resid = np.asarray(result.resid, dtype=float) * math.sqrt(result.nobs / max(result.df_resid, 1))
+    names = list(result.params.index)
+    free = [i for i, n in enumerate(names) if n not in result.active_bounds]
+    theta0 = result.params.to_numpy(dtype=float)
+    # Parameters that are non-negative in the fit stay non-negative (σ, κ, costs): the bootstrap
+    # solves the same problem the fit did, not a looser one.
+    lower = np.where(theta0[free] >= 0, 0.0, -np.inf)
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(refits):
+        y = fitted + rng.choice(resid, size=resid.size, replace=True)
+
+        def residuals(free_theta, y=y):
+            theta = theta0.copy()
+            theta[free] = free_theta
+            return result.fn(x, *theta) - y
+
+        try:
+            sol = least_squares(residuals, np.maximum(theta0[free], lower), bounds=(lower, np.inf), method="trf")
+        except (ValueError, np.linalg.LinAlgError):
+            continue
+        if sol.success and np.all(np.isfinite(sol.x)):
+            theta = theta0.copy()
+            theta[free] = sol.x
+            draws.append(theta)
+    out = pd.DataFrame(np.nan, index=names, columns=[0, 1])
+    if len(draws) < refits / 2:
+        return out
+    draws = np.array(draws)
+    lo, hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    for i in free:
+        out.iloc[i] = [lo[i], hi[i]]
+    return out
