@@ -123,3 +123,21 @@ def test_a_peak_before_the_smallest_measured_n_is_outside_the_data():
     words = " ".join(prose.usl_reading("s", fit, measured_max_n=8))
     assert "below the smallest measured concurrency (2), outside the data: an extrapolation" in words
     assert "within the measured range" not in words
+
+
+def test_an_effect_is_stated_only_in_the_direction_its_interval_supports():
+    assert prose.direction(0.4, 0.1, 0.7, subject="each task", up="adds", down="removes", unit="CPU s/h") == \
+        "each task adds 0.4 CPU s/h (95 % interval 0.1 to 0.7 CPU s/h)"
+    assert prose.direction(-0.4, -0.7, -0.1, subject="each task", up="adds", down="removes") == \
+        "each task removes 0.4 (95 % interval 0.1 to 0.7)"
+    spans = prose.direction(-0.397, -2.24, 1.45, subject="each task", up="adds", down="removes", unit="CPU s/h")
+    assert spans.startswith("the data cannot tell whether each task adds or removes") and "includes zero" in spans
+
+
+def test_a_quantity_is_stated_only_when_identified():
+    assert prose.estimate("the size constant", 243000.0, 150000.0, 400000.0, "bytes").startswith(
+        "the size constant is about 243,000 bytes")
+    said = prose.estimate("the size constant", 243000.0, -20.8e6, 21.3e6, "bytes")
+    assert said.startswith("the data cannot tell the size constant") and "243,000" not in said
+    assert prose.extrapolated("12 tasks", True) == "12 tasks (extrapolated)"
+    assert prose.extrapolated("4 tasks", False) == "4 tasks"

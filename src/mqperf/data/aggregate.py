@@ -30,7 +30,8 @@ def sd_column(value: str) -> str:
     return f"{value}_sd"
 
 
-def means(frame: pd.DataFrame, by: Sequence[str], values: Sequence[str]) -> pd.DataFrame:
+def means(frame: pd.DataFrame, by: Sequence[str], values: Sequence[str], *, weight: str | None = None,
+          rates: Sequence[str] = ()) -> pd.DataFrame:
     """One row per distinct ``by``: the mean of each of ``values``, ``n`` and each ``<value>_sd``.
 
     Parameters
@@ -43,6 +44,12 @@ def means(frame: pd.DataFrame, by: Sequence[str], values: Sequence[str]) -> pd.D
         Numeric columns to average (missing values skipped; ``n`` counts rows). Other
         columns keep their first non-missing value per setting (labels such as a note
         that are constant within a setting).
+
+    weight, rates
+        A rate is a count over a time: the rate of a setting is its total count over its total
+        time, which is its rows' rates weighted by their interval length. With ``weight`` (a
+        column of interval lengths, e.g. ``interval_s``) the ``rates`` columns are averaged so,
+        and ``attrs["weighted_by"]`` says it; rows without a length count as equally long.
 
     Returns
     -------
@@ -58,9 +65,20 @@ def means(frame: pd.DataFrame, by: Sequence[str], values: Sequence[str]) -> pd.D
     groups = frame.groupby(by, sort=False, dropna=False)
     # Means, counts and spreads are vectorised per column: a million rows take well under a second.
     out = groups.first()
+    weighted = weight is not None and weight in frame and frame[weight].notna().any()
+    if weighted:
+        w = frame[weight].astype(float)
+        w = w.fillna(w.median())
     for value in values:
         column = groups[value]
-        out[value] = column.mean()
+        if weighted and value in rates:
+            # Total count over total time: Σ rate·t / Σ t over the rows that have the rate.
+            present = frame[value].notna()
+            num = (frame[value] * w).where(present, 0.0).groupby([frame[b] for b in by], sort=False, dropna=False).sum()
+            den = w.where(present, 0.0).groupby([frame[b] for b in by], sort=False, dropna=False).sum()
+            out[value] = (num / den.where(den > 0)).reindex(out.index)
+        else:
+            out[value] = column.mean()
         out[sd_column(value)] = column.std(ddof=1)
     out[COUNT] = groups.size()
     out = out.reset_index()
@@ -69,6 +87,8 @@ def means(frame: pd.DataFrame, by: Sequence[str], values: Sequence[str]) -> pd.D
     for col in by:
         if col in frame and pd.api.types.is_integer_dtype(frame[col]):
             out[col] = out[col].astype(frame[col].dtype)
+    if weighted and any(v in rates for v in values):
+        out.attrs["weighted_by"] = f"their {weight}"
     return out
 
 

@@ -95,7 +95,7 @@ def decline(n, x, *, noise_sd: float | None, df: int | None, alpha: float = ALPH
         return Verdict(drop > 0, "no scatter about the fit: any drop is real")
     t = drop / (noise_sd * math.sqrt(2))
     p = float(stats.t.sf(t, df))
-    return Verdict(p < alpha, f"one-sided t-test of the drop after the peak ({drop:,.4g}) against the points' "
+    return Verdict(p < alpha, f"one-sided t-test of the drop of {drop:,.4g} after the peak against the points' "
                               f"scatter: t = {t:.2f} on {df} df, {_p(p)}", p)
 
 

@@ -322,3 +322,45 @@ def residual_reading(residuals, values, unit: str = "") -> str:
                 "a closer fit would mean nothing.")
     return (f"The largest residual, {num(worst)}{u}, is more than the rounding of the data ({rounding}): "
             "the curve misses at least one point by more than its printing explains.")
+
+
+# -- claims that need evidence (each decided by a rule in mqperf.models.evidence) ---------------------
+
+def interval(lo: float, hi: float, unit: str | None = None) -> str:
+    """A 95 % interval as sentences give it: ``"95 % interval 0.1 to 0.7 µs"``."""
+    return f"95 % interval {num(lo)} to {num(hi, unit=unit)}"
+
+
+def direction(value: float, lo: float, hi: float, *, subject: str, up: str, down: str, unit: str | None = None) -> str:
+    """A signed effect stated only in the direction its interval supports.
+
+    ``direction(0.4, 0.1, 0.7, subject="each task", up="adds", down="removes", unit="CPU s/h")``
+    is "each task adds 0.4 CPU s/h (95 % interval 0.1 to 0.7 CPU s/h)"; with an interval that
+    spans zero it says the data cannot tell which way (:func:`mqperf.models.evidence.sign`).
+    """
+    from mqperf.models import evidence
+
+    side = evidence.sign(lo, hi)
+    if side == "positive":
+        return f"{subject} {up} {num(value, unit=unit)} ({interval(lo, hi, unit)})"
+    if side == "negative":
+        return f"{subject} {down} {num(-value, unit=unit)} ({interval(-hi, -lo, unit)})"
+    if math.isfinite(lo) and math.isfinite(hi):
+        return (f"the data cannot tell whether {subject} {up} or {down} anything: the estimate, "
+                f"{num(value, unit=unit)}, has a {interval(lo, hi, unit)}, which includes zero")
+    return f"the data cannot tell whether {subject} {up} or {down} anything: the estimate has no interval"
+
+
+def estimate(name: str, value: float, lo: float, hi: float, unit: str | None = None) -> str:
+    """A positive quantity stated only when its interval identifies it (:func:`mqperf.models.evidence.identified`)."""
+    from mqperf.models import evidence
+
+    verdict = evidence.identified(lo, hi)
+    if verdict:
+        return f"{name} is about {num(value, unit=unit)} ({interval(lo, hi, unit)})"
+    return f"the data cannot tell {name}: {verdict.test}"
+
+
+def extrapolated(text: str, beyond: bool) -> str:
+    """``text`` with "(extrapolated)" when the answer lies beyond the measured range."""
+    return f"{text} (extrapolated)" if beyond else text
