@@ -24,8 +24,10 @@ def test_errata_page_has_every_erratum():
     text = pages.errata()
     for row in ERRATA:
         assert f"(errata-{row['erratum_id'].lower()})=" in text
-        # The whole quote, every line of it inside the one blockquote.
-        assert "\n".join(f"> {line}".rstrip() for line in row["quote"].strip().splitlines()) in text
+        # The whole quote, every line of it inside the one blockquote, as literal text.
+        from mqperf.present.text import markdown
+
+        assert "\n".join(f"> {markdown(line)}".rstrip() for line in row["quote"].strip().splitlines()) in text
 
 
 def test_errata_page_reads_as_text():
@@ -71,3 +73,17 @@ def test_every_erratum_is_linked_from_a_chapter(row):
     target = f"errata-{row['erratum_id'].lower()}"
     linked = [name for name, text in _chapter_texts().items() if target in text]
     assert linked, f"{row['erratum_id']} ({row['affects']}) is not linked from any chapter"
+
+
+def test_a_quote_is_text_whatever_its_lines_start_with():
+    from mqperf.publish.pages import _blockquote
+
+    quoted = _blockquote("rates must be\n> 0 and *more* than `x`\n- a list? {ref}`no`")
+    lines = quoted.splitlines()
+    assert all(line.startswith("> ") for line in lines)
+    # Not a nested quote, emphasis, code, a list item or a role: each character is literal.
+    assert lines[1] == r"> \> 0 and \*more\* than \`x\`" and lines[2].startswith(r"> \- a list")
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").render(quoted)
+    assert html.count("<blockquote>") == 1 and "<em>" not in html and "<code>" not in html

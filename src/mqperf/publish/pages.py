@@ -104,9 +104,15 @@ def _number(text: str) -> str:
     return f"{sign}{int(whole or 0):,}" + (f".{frac}" if frac else "")
 
 
-def _blockquote(text: str) -> str:
-    """A quote as one Markdown blockquote, however many lines or paragraphs it has."""
-    return "\n".join(f"> {line}".rstrip() for line in text.strip().splitlines())
+def _blockquote(quote: str) -> str:
+    """A quote as one Markdown blockquote, however many lines or paragraphs it has.
+
+    The quote is the source's text, shown as the characters it is: a line of it that starts
+    with "> 0" or "*", or holds a backtick or a role, is escaped (:func:`mqperf.present.text.markdown`),
+    never read as a nested quote, a list or markup."""
+    from mqperf.present.text import markdown
+
+    return "\n".join(f"> {markdown(line)}".rstrip() for line in quote.strip().splitlines())
 
 
 def _implied(r: dict) -> str | None:
