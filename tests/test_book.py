@@ -15,19 +15,20 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from conftest import ROOT
+from mqperf import catalog
 from mqperf import data
 from mqperf.data import loader as _loader  # noqa: F401 (data.loader below)
 from mqperf.publish import build as book
 
 
 def test_committed_chapters_are_current():
-    stale = [c.name for c in book.discover() if not book.is_current(c)]
+    stale = [c.name for c in catalog.chapters() if not book.is_current(c)]
     assert stale == [], f"chapters whose inputs changed since they were executed: {stale} (run `make book`)"
 
 
 def test_every_chapter_is_in_the_toc_and_has_parameters():
-    toc = set(book.toc_files(ROOT))
-    for chapter in book.discover():
+    toc = set(catalog.toc_files(ROOT))
+    for chapter in catalog.chapters():
         assert f"chapters/{chapter.name}" in toc, chapter.name
         nb = nbformat.read(chapter.path, as_version=4)
         tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
@@ -81,7 +82,7 @@ def test_declared_inputs_cover_every_file_a_chapter_reads(monkeypatch):
     from mqperf.data import loader
 
     undeclared = {}
-    for chapter in book.discover():
+    for chapter in catalog.chapters():
         read = set()
         real = loader._check_readable
 
@@ -99,7 +100,7 @@ def test_declared_inputs_cover_every_file_a_chapter_reads(monkeypatch):
 
 def test_input_hash_follows_the_data_the_chapter_read(mini_book):
     assert book.build(html=False, echo=lambda _: None) == 0
-    chapter = book.find("tiny")
+    chapter = catalog.find("tiny")
     assert book.is_current(chapter)
     # A dataset the chapter did not read does not make it stale ...
     other = mini_book / "data" / "kafka_log_bytes.csv"

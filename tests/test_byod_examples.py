@@ -11,12 +11,12 @@ import re
 import pytest
 
 from conftest import ROOT
-from mqperf.publish import build as book
+from mqperf import catalog
 from mqperf.publish import pages
 from mqperf.present.results import ABOUT_TITLE
 
 EXAMPLES = ROOT / "data" / "examples"
-CHAPTERS = sorted(c.name for c in book.discover() if c.contract)
+CHAPTERS = sorted(c.name for c in catalog.chapters() if c.contract)
 
 
 def test_every_chapter_has_an_example_and_a_generated_section():

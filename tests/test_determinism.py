@@ -34,6 +34,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from mqperf import catalog
 from mqperf.publish import build as book
 from mqperf.publish import drift
 
@@ -54,13 +55,14 @@ _WORKER = r"""
 import sys
 from pathlib import Path
 import nbformat
+from mqperf import catalog
 from mqperf.publish import build as book, engine
 
 out, env_hash, names = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
 cards = out / "cards"
 with engine.Kernel(book.chapters_dir()) as kernel:
     for name in names:
-        source, target = book.find(name).path, out / f"{name}.ipynb"
+        source, target = catalog.find(name).path, out / f"{name}.ipynb"
         kernel.execute(source, target, parameters={"cards_dir": str(cards)})
         nb = nbformat.read(target, as_version=4)
         kept, shift = [], 0
@@ -128,7 +130,7 @@ def test_every_chapter_is_the_same_book_under_each_blas_kernel(family, tmp_path)
     if earlier:
         pytest.skip(f"OPENBLAS_CORETYPE={family} loads the {core} kernels on this CPU, as {earlier[0]} does: "
                     f"the {earlier[0]} pass covers it")
-    chapters = book.discover()
+    chapters = catalog.chapters()
     assert chapters, "no chapters found"
     env = {"OPENBLAS_CORETYPE": family, **(PERTURBED if family == FAMILIES[0] else {})}
     # Hashed once, as the build does, so the run records the code it ran.
@@ -142,7 +144,7 @@ def test_every_chapter_is_the_same_book_under_each_blas_kernel(family, tmp_path)
 
 def test_the_rule_catches_a_real_change(tmp_path):
     """Tamper: a committed number moved by more than the rule allows is reported, with where and how much."""
-    chapter = book.find("ims_bridge")
+    chapter = catalog.find("ims_bridge")
     nb = nbformat.read(chapter.path, as_version=4)
     tampered = nbformat.read(chapter.path, as_version=4)
     for cell in tampered.cells:

@@ -8,6 +8,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
+from mqperf import catalog
 from mqperf.publish import build as book
 from mqperf.publish import engine
 
@@ -102,13 +103,13 @@ def test_a_chapter_run_warm_after_another_equals_a_cold_run(tmp_path):
 
     (tests/test_determinism.py runs every chapter warm after others; nbval runs each cold.)
     """
-    chapter = book.find("kafka_task_scaling")
+    chapter = catalog.find("kafka_task_scaling")
     cards = {"cards_dir": str(tmp_path / "cards")}
     cold = tmp_path / "cold.ipynb"
     book.execute_notebook(chapter.path, cold, parameters=cards, cwd=chapter.path.parent)
     with engine.Kernel(chapter.path.parent) as k:
         # Its charts are numbered from 1 again, though another chapter's charts came first.
-        k.execute(book.find("kafka_message_size").path, tmp_path / "other.ipynb", parameters=cards)
+        k.execute(catalog.find("kafka_message_size").path, tmp_path / "other.ipynb", parameters=cards)
         k.execute(chapter.path, tmp_path / "warm.ipynb", parameters=cards)
     for path in (cold, tmp_path / "warm.ipynb"):
         nb = nbformat.read(path, as_version=4)

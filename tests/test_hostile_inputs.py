@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from mqperf import catalog
 from mqperf import cli
 from mqperf.publish import outdir
 
@@ -99,7 +100,7 @@ def warm_imports():
     from mqperf import chapters, data, parameters  # noqa: F401
     from mqperf.publish import build as book  # noqa: F401
 
-    book.find(CHAPTER)
+    catalog.find(CHAPTER)
 
 
 def main(capsys, *args, cwd: Path | None = None):

@@ -12,7 +12,6 @@ which must raise no dialog, hold no element a name made, and show each name as t
 from __future__ import annotations
 
 import csv
-import re
 from pathlib import Path
 
 import pandas as pd

@@ -221,11 +221,11 @@ def _build(args) -> int:
 def _list(args) -> int:
     """Chapters, their data contract and their declared parameters (types, ranges, defaults)."""
     from mqperf import parameters
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.data import ingest
     from mqperf.data.contracts import describe
 
-    chapters = book.discover()
+    chapters = catalog.chapters()
     if args.json:
         print(json.dumps([{"name": c.name, "title": c.title, "contract": c.contract, "data_parameter": c.data_parameter,
                            "formats": {name: [f.name for f in fmts] for name, fmts in ingest.accepted(c.name).items()},
@@ -253,14 +253,14 @@ def _check(args) -> int:
     """Validate FILE exactly as `mqperf run` would before starting a kernel."""
     from mqperf import chapters, data, parameters
     from mqperf.data import ingest
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.data.contracts import CONTRACTS
 
     name = args.contract
     chapter = None
     try:
         # A chapter's contract has the chapter's name: check it as the chapter would.
-        chapter = book.find(name)
+        chapter = catalog.find(name)
     except LookupError:
         pass  # another contract (e.g. kafka_latch_cpus.latch_data) or a dataset name
     if chapter is None and args.parameter:
@@ -305,11 +305,11 @@ def _check(args) -> int:
 def _input_of(name: str):
     """(chapter, input) for a name like ``nativeha_storage.mqldt`` when that input takes files."""
     from mqperf.data import ingest
-    from mqperf.publish import build as book
+    from mqperf import catalog
 
     chapter_name, _, input_name = name.partition(".")
     try:
-        book.find(chapter_name)
+        catalog.find(chapter_name)
     except LookupError:
         return None
     return (chapter_name, input_name) if input_name in ingest.inputs(chapter_name) else None
@@ -328,10 +328,10 @@ def _say_read(convs) -> None:
 def _convert(args) -> int:
     """Write a reader's tool output as a chapter input's contract-shaped CSV."""
     from mqperf.data import ingest
-    from mqperf.publish import build as book
+    from mqperf import catalog
 
     chapter_name, _, input_name = args.to.partition(".")
-    chapter = book.find(chapter_name)
+    chapter = catalog.find(chapter_name)
     input_name = input_name or "data"
     if input_name not in ingest.inputs(chapter.name):
         raise MQPerfError(f"--to {args.to}: chapter '{chapter.name}' has no input '{input_name}' for reader files "
@@ -360,7 +360,7 @@ def _run(args) -> int:
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
 
     from mqperf.paths import chapters_dir
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.publish import engine, runner
 
     # The kernel starts now and imports what chapters need while this process reads the
@@ -372,7 +372,7 @@ def _run(args) -> int:
 
         pdf.find_chromium()  # before any work: a missing browser is bad input, said at once
     with engine.Kernel(chapters_dir()) as kernel, tempfile.TemporaryDirectory(prefix="mqperf-inputs-") as tmp:
-        chapter = book.find(args.chapter)
+        chapter = catalog.find(args.chapter)
         run = runner.prepare(chapter, args.data, given, args.out, Path(tmp))
         say = (lambda *_: None) if args.quiet else print
         start = time.perf_counter()

@@ -12,7 +12,6 @@ heavy (pandas, papermill, a kernel) starts, so a bad value costs the reader well
 
 from __future__ import annotations
 
-import ast
 import importlib
 import json
 import math
@@ -20,8 +19,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mqperf import catalog
 from mqperf.errors import ParameterError, shorten
-from mqperf.paths import chapters_dir, data_dir
+from mqperf.paths import data_dir
 
 #: The longest piece of a reader's own text quoted back in a message.
 QUOTE_MAX = 60
@@ -380,7 +380,7 @@ def dataset_names() -> frozenset:
 
 def chapter_names() -> list[str]:
     """Chapters that declare parameters: one module per notebook in :mod:`mqperf.chapters`."""
-    return sorted(p.stem for p in chapters_dir().glob("*.ipynb"))
+    return catalog.names()
 
 
 def declarations(chapter: str) -> dict[str, Param]:
@@ -392,37 +392,12 @@ def declarations(chapter: str) -> dict[str, Param]:
 
 
 def defaults(chapter: str) -> dict:
-    """Names and default values of the notebook's ``parameters`` cell, read as papermill does.
-
-    Parsed with :mod:`ast` from the cell's text, so asking costs no papermill import.
-    """
-    path = chapters_dir() / f"{chapter}.ipynb"
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    for cell in nb["cells"]:
-        if "parameters" in cell.get("metadata", {}).get("tags", []):
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            out = {}
-            for node in ast.parse(source).body:
-                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    out[node.targets[0].id] = ast.literal_eval(node.value)
-            return out
-    return {}
-
-
-def shown_keys(chapter: str) -> list[str]:
-    """The results the notebook shows, in order: every ``r.show("key")`` of its code cells."""
-    path = chapters_dir() / f"{chapter}.ipynb"
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    keys = []
-    for cell in nb["cells"]:
-        if cell.get("cell_type") == "code":
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            keys += re.findall(r"""\br\.show\(\s*["']([^"']+)["']\s*\)""", source)
-    return keys
+    """Names and default values of the notebook's ``parameters`` cell (:mod:`mqperf.catalog`)."""
+    return dict(catalog.find(chapter).defaults)
 
 
 #: The parameter ``mqperf run --data FILE`` sets.
-DATA_PARAMETER = "data"
+DATA_PARAMETER = catalog.DATA_PARAMETER
 
 
 def reader_defaults(chapter: str) -> tuple[dict, str]:

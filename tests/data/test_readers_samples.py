@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from mqperf import catalog
 from mqperf.data import ingest, readers
-from mqperf.publish import build as book
 
 #: Sample folders (or files) and the tool whose output they hold.
 TOOLS = {"mqldt": "mqldt", "fio": "fio", "amqsrua": "amqsrua", "amqsevt": "amqsevt", "mqsmfcsv": "MQSMFCSV",
@@ -44,7 +44,7 @@ def test_documentation_and_inputs_are_no_tools_output(reference_dir):
 
 
 def test_every_format_feeds_a_chapter_of_the_book():
-    chapters = {c.name for c in book.discover()}
+    chapters = {c.name for c in catalog.chapters()}
     for fmt in readers.formats():
         assert fmt.command and fmt.title
         assert {key.split(".")[0] for key in fmt.feeds} <= chapters, fmt.name

@@ -17,7 +17,7 @@ import importlib
 import warnings
 from pathlib import Path
 
-from mqperf import parameters
+from mqperf import catalog, parameters
 
 
 def module(chapter: str):
@@ -67,7 +67,7 @@ def preflight(chapter: str, source: str | Path | None, params: dict | None = Non
     results.warnings = [f"{w.category.__name__}: {w.message}" for w in caught]
     # What check accepts, run must show: a result the notebook shows and this data did not
     # produce is a defect of ours, found here rather than in the kernel.
-    lacking = [k for k in parameters.shown_keys(chapter) if k not in results.items]
+    lacking = [k for k in catalog.find(chapter).shown if k not in results.items]
     if lacking:
         raise RuntimeError(f"{chapter}: the analysis made no result {', '.join(map(repr, lacking))} on this data")
     return results

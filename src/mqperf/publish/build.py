@@ -28,34 +28,13 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from mqperf import catalog
 from mqperf.paths import book_root, chapters_dir, package_dir
-
-@dataclass
-class Chapter:
-    name: str
-    path: Path
-    title: str
-    parameters: dict = field(default_factory=dict)
-    meta: dict = field(default_factory=dict)
-
-    @property
-    def contract(self) -> str | None:
-        """The contract a reader's ``--data`` file must meet: named like the chapter, when it has one."""
-        from mqperf.data.contracts import CONTRACTS
-
-        return self.name if self.name in CONTRACTS else None
-
-    @property
-    def data_parameter(self) -> str | None:
-        from mqperf import parameters
-
-        return parameters.DATA_PARAMETER if self.contract and parameters.DATA_PARAMETER in self.parameters else None
-
 
 @dataclass
 class Outcome:
@@ -65,59 +44,6 @@ class Outcome:
     error: str = ""
     #: Waiting for the worker's kernel to start (its first chapter only), not in ``seconds``.
     waited: float = 0.0
-
-
-# -- discovery -------------------------------------------------------------------------------
-
-def toc_files(root: Path | None = None) -> list[str]:
-    """Files named in _toc.yml, in book order (without extension)."""
-    import yaml
-
-    toc = yaml.safe_load((root or book_root()).joinpath("_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                files.append(entry["file"])
-            walk(entry.get("sections"))
-            walk(entry.get("chapters"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    walk(toc.get("chapters"))
-    return files
-
-
-def discover() -> list[Chapter]:
-    """Executable chapters (notebooks in chapters/), in table-of-contents order."""
-    root = book_root()
-    order = {f: i for i, f in enumerate(toc_files(root))}
-    chapters = []
-    for path in sorted(chapters_dir().glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        meta = nb.metadata.get("mqperf", {})
-        chapters.append(Chapter(path.stem, path, meta.get("title", path.stem), _parameters(path), meta))
-    rel = lambda c: str(c.path.relative_to(root).with_suffix(""))  # noqa: E731
-    return sorted(chapters, key=lambda c: order.get(rel(c), len(order)))
-
-
-def find(name: str) -> Chapter:
-    """The chapter named ``name``, reading only its notebook (``mqperf run`` starts with this)."""
-    path = chapters_dir() / f"{name}.ipynb"
-    if "/" in name or not path.is_file():
-        known = ", ".join(c.name for c in discover())
-        raise LookupError(f"no chapter named '{name}' (known: {known})")
-    meta = nbformat.read(path, as_version=4).metadata.get("mqperf", {})
-    return Chapter(name, path, meta.get("title", name), _parameters(path), meta)
-
-
-def _parameters(path: Path) -> dict:
-    """Names, defaults and comments of the cell tagged 'parameters' (as papermill sees them)."""
-    import papermill
-
-    params = papermill.inspect_notebook(str(path))
-    return {name: {"default": p["default"], "type": p["inferred_type_name"], "help": p["help"]} for name, p in params.items()}
 
 
 # -- hashing ----------------------------------------------------------------------------------
@@ -165,7 +91,7 @@ def input_hash(nb, env_hash: str | None = None) -> str:
     return _sha(*parts)
 
 
-def is_current(chapter: Chapter, env_hash: str | None = None) -> bool:
+def is_current(chapter: catalog.Chapter, env_hash: str | None = None) -> bool:
     nb = nbformat.read(chapter.path, as_version=4)
     stored = nb.metadata.get("mqperf", {}).get("input_hash")
     return stored is not None and stored == input_hash(nb, env_hash)
@@ -344,7 +270,7 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def execute_chapters(chapters: list[Chapter], *, force: bool = False, jobs: int | None = None, echo=print) -> list[Outcome]:
+def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jobs: int | None = None, echo=print) -> list[Outcome]:
     """Execute stale chapters in parallel; reuse current ones. Prints one line per chapter."""
     env_hash = environment_hash()
     todo, outcomes = [], []
@@ -500,7 +426,7 @@ def build(*, strict: bool = False, force: bool = False, jobs: int | None = None,
           html: bool = True, echo=print) -> int:
     """The whole build; returns an exit status (0 ok, 1 a chapter or the render failed, 2 bad data)."""
     start = time.perf_counter()
-    chapters = discover()
+    chapters = catalog.chapters()
     if only:
         unknown = set(only) - {c.name for c in chapters}
         if unknown:

@@ -118,12 +118,12 @@ def _labels(runs: list[list[str]], given: list[str]) -> list[str]:
 
 def _compare(args) -> int:
     from mqperf import __version__, parameters
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.publish import outdir
 
     say = (lambda *_: None) if args.quiet else (lambda m: print(m, flush=True))
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
-    chapter = book.find(args.chapter)
+    chapter = catalog.find(args.chapter)
     if not chapter.contract or not chapter.data_parameter:
         raise MQPerfError(f"chapter '{chapter.name}' takes no reader data, so it has no runs to compare")
     if len(args.data) < 2:

@@ -46,7 +46,7 @@ def make(chapter: str, data: str, values: dict, target: Path) -> list[dict]:
     """
     import json
 
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.publish import runner
 
     staging = target.with_name(target.name + ".partial")
@@ -54,7 +54,7 @@ def make(chapter: str, data: str, values: dict, target: Path) -> list[dict]:
     staging.mkdir(parents=True)
     kernel = _kernel()
     try:
-        runner.write_report(book.find(chapter), Path(data), values, staging, kernel, out=target)
+        runner.write_report(catalog.find(chapter), Path(data), values, staging, kernel, out=target)
         rows = json.loads(kernel.evaluate(
             "__import__('json').dumps(__import__('mqperf.publish.fleet_summary', fromlist=['_']).card_rows("
             f"{chapter!r}, __import__('json').loads({json.dumps(values)!r}), r))"))

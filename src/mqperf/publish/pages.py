@@ -229,7 +229,7 @@ def parameters() -> str:
     Included by ``chapters/bring_your_own_data.md`` (this file is not a page of its own).
     """
     from mqperf import parameters as params
-    from mqperf.publish import build as book
+    from mqperf import catalog
 
     out = [
         "Generated from the chapters' declarations (`src/mqperf/chapters/<chapter>.py`), which",
@@ -238,7 +238,7 @@ def parameters() -> str:
         "differs (the book's companion datasets are then off). `cards_dir` is set by `mqperf run`.",
         "",
     ]
-    for chapter in book.discover():
+    for chapter in catalog.chapters():
         out += [f"(byod-parameters-{chapter.name.replace('_', '-')})=", f"### Parameters of {chapter.name}", ""]
         rows = []
         for p in params.describe(chapter.name):
@@ -285,13 +285,13 @@ def contracts() -> str:
     guidance) and ``data/examples/`` (the example file, which the tests run).
     """
     from mqperf.data.contracts import CONTRACTS
-    from mqperf.publish import build as book
+    from mqperf import catalog
 
     out = ["Generated from `data/contracts/<chapter>.json` (the Table Schema `mqperf check` and",
            "`mqperf run` validate against) and `data/examples/<chapter>.csv` (each example is run by",
            "the test suite).", ""]
     examples = data_dir() / "examples"
-    for chapter in book.discover():
+    for chapter in catalog.chapters():
         if not chapter.contract:
             continue
         main = CONTRACTS[chapter.name]
@@ -328,9 +328,9 @@ def formats() -> str:
     long and a table cell cannot wrap them.
     """
     from mqperf.data import readers
-    from mqperf.publish import build as book
+    from mqperf import catalog
 
-    chapters = {c.name: c.title for c in book.discover()}
+    chapters = {c.name: c.title for c in catalog.chapters()}
     items = []
     for fmt in readers.formats():
         if not fmt.feeds:

@@ -246,6 +246,7 @@ def add_parser(subparsers):
 def command(args) -> int:
     import time
 
+    from mqperf import catalog
     from mqperf.errors import OutputError
     from mqperf.paths import book_root
     from mqperf.publish import build
@@ -271,7 +272,7 @@ def command(args) -> int:
     html_dir = root / "_build" / "html"
     if not (html_dir / "index.html").is_file():
         raise MQPerfError(f"{html_dir}: no built book to print (run `mqperf build` first, or drop --no-build)")
-    files = [f + ".html" for f in build.toc_files(root)]
+    files = [f + ".html" for f in catalog.toc_files(root)]
     say(f"mqperf pdf: printing {len(files)} pages of {html_dir} ...")
     parts = book(html_dir, files, target, title="MQ Performance Book", echo=say)
     pages = 1 + sum(p.pages for p in parts)

@@ -118,11 +118,12 @@ def _files(config: Config, entry: Entry) -> list[Path]:
 def input_hash(config: Config, entry: Entry) -> str:
     """What a report's results depend on; equal hashes mean an identical report."""
     from mqperf import __version__
+    from mqperf import catalog
     from mqperf.publish import build as book
 
     import nbformat
 
-    chapter = book.find(entry.chapter)
+    chapter = catalog.find(entry.chapter)
     h = hashlib.sha256()
     h.update(book.source_hash(nbformat.read(chapter.path, as_version=4)).encode())
     h.update(book.environment_hash().encode())
@@ -147,7 +148,7 @@ def _stored_hash(notebook: Path) -> str | None:
 def build(config: Config, *, force: bool = False, say=print) -> int:
     """``make report``: run each report whose inputs changed into ``reports/NAME/``; write the index."""
     from mqperf.paths import chapters_dir
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.publish import engine, runner
 
     if any(e.pdf for e in config.reports):
@@ -157,7 +158,7 @@ def build(config: Config, *, force: bool = False, say=print) -> int:
     done = 0
     with engine.Kernel(chapters_dir()) as kernel:
         for entry in config.reports:
-            chapter = book.find(entry.chapter)
+            chapter = catalog.find(entry.chapter)
             out = config.root / REPORTS / entry.name
             key = input_hash(config, entry)
             if not force and _stored_hash(out / f"{chapter.name}.ipynb") == key:
@@ -184,13 +185,13 @@ def validate(config: Config, *, say=print) -> int:
     import nbformat
 
     from mqperf.paths import chapters_dir
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.publish import engine, runner
 
     problems: list[str] = []
     with engine.Kernel(chapters_dir()) as kernel:
         for entry in config.reports:
-            chapter = book.find(entry.chapter)
+            chapter = catalog.find(entry.chapter)
             committed = config.root / REPORTS / entry.name / f"{chapter.name}.ipynb"
             label = f"{REPORTS}/{entry.name} (chapter {chapter.name})"
             if not committed.is_file():
@@ -246,12 +247,12 @@ def write_index(config: Config) -> Path:
     """``reports/index.html``: a page linking every report (what GitHub Pages publishes)."""
     import html
 
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.publish import report
 
     items = []
     for entry in config.reports:
-        chapter = book.find(entry.chapter)
+        chapter = catalog.find(entry.chapter)
         folder = config.root / REPORTS / entry.name
         links = [f'<a href="{entry.name}/{chapter.name}.html">{html.escape(chapter.title)}</a>']
         if (folder / f"{chapter.name}.pdf").is_file():

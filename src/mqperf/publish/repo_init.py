@@ -123,12 +123,12 @@ def command(args) -> int:
     import yaml
 
     from mqperf import parameters
-    from mqperf.publish import build as book
+    from mqperf import catalog
     from mqperf.publish import runner
     from mqperf.publish.outdir import signals_as_exceptions
 
     with signals_as_exceptions():
-        chapter = book.find(args.chapter)
+        chapter = catalog.find(args.chapter)
         given = parameters.parse_cli(chapter.name, [tuple(p) for p in args.parameter])
         target = Path(args.dir).expanduser().resolve()
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
