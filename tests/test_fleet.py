@@ -27,6 +27,7 @@ import pytest
 
 from mqperf import chapters
 from mqperf.errors import DataError, MQPerfError, OutputError, ParameterError
+from mqperf.cli import fleet as fleet_cli
 from mqperf.publish import fleet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,14 +104,14 @@ def make_fleet(folder: Path, n: int = 50) -> tuple[Path, dict]:
 
 def args_for(manifest: Path, out: Path, *extra: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="mqperf")
-    fleet.add_parser(parser.add_subparsers(dest="command"))
+    fleet_cli.add_parser(parser.add_subparsers(dest="command"))
     return parser.parse_args(["fleet", str(manifest), "--chapter", CHAPTER, "--out", str(out), "-j", "2", *extra])
 
 
 def run_fleet(manifest: Path, out: Path, *extra: str) -> tuple[int, str]:
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        status = fleet.command(args_for(manifest, out, *extra))
+        status = fleet_cli.command(args_for(manifest, out, *extra))
     return status, buffer.getvalue()
 
 

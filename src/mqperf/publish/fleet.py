@@ -41,48 +41,6 @@ from mqperf.publish.fleet_manifest import Job, read_manifest
 CACHE_SUFFIX = "mqperf-fleet-cache"
 EXIT_OK, EXIT_FAILED = 0, 1
 
-_DESCRIPTION = (
-    "Run CHAPTER on every dataset MANIFEST names and write one summary: DIR/summary.csv (one row per dataset "
-    "and fitted series: parameters with 95 % intervals, peak, headroom to the target, validation error, flags, "
-    "and for a bad dataset its one-line reason) and DIR/index.html (standalone, offline: the summary table and a "
-    "chart across the fleet). MANIFEST is a CSV with columns id (a name safe as a file name, e.g. the queue "
-    "manager's), data (the data file, relative to MANIFEST's folder) and optionally one column per chapter "
-    "parameter (`mqperf list` shows them) for per-row values; an empty cell keeps the -p value or the default. "
-    "Runs on Dask: a local cluster of -j worker processes by default, or an existing cluster with --scheduler.")
-_EPILOG = (
-    "One bad dataset never stops the others: its row says why (status 'bad input'). Finished rows are kept in a "
-    "hidden folder beside DIR (.DIR.mqperf-fleet-cache), so an interrupted run resumes where it stopped and a "
-    "rerun recomputes only rows whose data, parameters or mqperf version changed. DIR rules as for `mqperf run`: "
-    "a new or empty folder, or one holding an earlier mqperf output; anything else is refused, and DIR is only "
-    "replaced when the summary is complete. With --scheduler every worker must have this mqperf installed and "
-    "see the data files at the same absolute paths (a shared file system): paths are sent as absolute paths. "
-    "Exit status: 0 summary written, 1 summary written but some rows failed (a defect; see their reason), "
-    "2 bad input (manifest, parameter, DIR, scheduler address), 130 interrupted (rows done so far are kept).")
-
-
-def add_parser(subparsers):
-    """Add the ``fleet`` subcommand to ``mqperf``'s subparsers; returns its parser."""
-    f = subparsers.add_parser("fleet", help="run a chapter on many datasets (a manifest) on Dask; one summary",
-                              description=_DESCRIPTION, epilog=_EPILOG)
-    f.add_argument("manifest", metavar="MANIFEST", help="CSV: id, data [, one column per chapter parameter]")
-    f.add_argument("--chapter", required=True, action="append", metavar="NAME",
-                   help="chapter to run on every dataset (repeat for several)")
-    f.add_argument("--out", required=True, metavar="DIR", help="output folder: new, empty, or an earlier mqperf output")
-    f.add_argument("--scheduler", metavar="ADDRESS",
-                   help="an existing Dask scheduler, e.g. tcp://host:8786 (then -j is ignored)")
-    f.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                   help="worker processes of the local cluster (default: CPU count)")
-    f.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                   help="a chapter parameter for every row (a manifest column of the same name overrides it per row)")
-    f.add_argument("--reports", action="store_true",
-                   help="also write each dataset's own report (notebook, offline HTML, model cards) into "
-                        "DIR/reports/ID/, made in each worker's warm kernel")
-    f.add_argument("--pdf", action="store_true",
-                   help="with --reports: also print each report as DIR/reports/ID/CHAPTER.pdf (a local chromium)")
-    f.add_argument("--quiet", "-q", action="store_true", help="print only errors and the final line")
-    return f
-
-
 # -- keys and the row cache --------------------------------------------------------------------
 
 def _file_sha(path: str | Path) -> str:
@@ -299,34 +257,40 @@ def _close(client, cluster) -> None:
             pass
 
 
-def command(args) -> int:
-    """``mqperf fleet``: exit status 0, 1 (some rows failed), or raises an MQPerfError (exit 2)."""
+def run(manifest, chapters, out, *, scheduler: str | None = None, jobs: int | None = None, parameters=(),
+        reports: bool = False, pdf: bool = False, quiet: bool = False) -> int:
+    """One summary of ``chapters`` on every dataset ``manifest`` names, into ``out``.
+
+    Returns the exit status (0, or 1 when some rows failed); raises an MQPerfError for bad input
+    (exit 2). SIGTERM unwinds like Ctrl-C, so DIR is left as it was.
+    """
     from mqperf.publish.outdir import signals_as_exceptions
 
     with signals_as_exceptions():
-        return _fleet(args)
+        return _run(manifest, list(chapters), out, scheduler=scheduler, workers=jobs, parameters=list(parameters),
+                    reports=reports, print_pdf=pdf, quiet=quiet)
 
 
-def _fleet(args) -> int:
+def _run(manifest, chapters, out, *, scheduler, workers, parameters, reports, print_pdf, quiet) -> int:
     from mqperf import __version__
     from mqperf.publish import fleet_reports
     from mqperf.publish import fleet_summary as fs
     from mqperf.publish import outdir
 
-    say = (lambda *_: None) if args.quiet else (lambda m: print(m, flush=True))
-    chapters = list(dict.fromkeys(args.chapter))
-    if args.jobs is not None and args.jobs < 1:
-        raise ParameterError(f"-j {args.jobs}: give at least 1 worker")
-    if args.pdf and not args.reports:
+    say = (lambda *_: None) if quiet else (lambda m: print(m, flush=True))
+    chapters = list(dict.fromkeys(chapters))
+    if workers is not None and workers < 1:
+        raise ParameterError(f"-j {workers}: give at least 1 worker")
+    if print_pdf and not reports:
         raise ParameterError("--pdf prints the per-dataset reports: give --reports too")
-    if args.pdf:
+    if print_pdf:
         from mqperf.publish import pdf
 
         pdf.find_chromium()
-    jobs = read_manifest(args.manifest, chapters, [tuple(p) for p in args.parameter])
-    outdir.recover(args.out)
-    data_files = [Path(args.manifest)] + [j.path for j in jobs if j.path is not None]
-    target = outdir.inspect(args.out, data_files=data_files)
+    jobs = read_manifest(manifest, chapters, [tuple(p) for p in parameters])
+    outdir.recover(out)
+    data_files = [Path(manifest)] + [j.path for j in jobs if j.path is not None]
+    target = outdir.inspect(out, data_files=data_files)
     cache = cache_dir(target.path)
 
     env = code_hash()
@@ -339,7 +303,7 @@ def _fleet(args) -> int:
         if job.key in results or job.key in todo:
             continue  # the same file and parameters under another id: computed once
         hit = _cached(cache, job.key)
-        if hit is not None and args.reports and hit["status"] == "ok" and not fleet_reports.is_made(cache, job.key, job.chapter):
+        if hit is not None and reports and hit["status"] == "ok" and not fleet_reports.is_made(cache, job.key, job.chapter):
             hit = None  # computed before without its report: make both now
         if hit is not None:
             results[job.key] = hit
@@ -347,45 +311,45 @@ def _fleet(args) -> int:
             todo[job.key] = job
     runnable = sum(1 for j in jobs if not j.problem)
     reused = sum(1 for j in jobs if not j.problem and j.key in results)
-    say(f"mqperf fleet: {len(jobs)} datasets × chapters from {args.manifest}; "
+    say(f"mqperf fleet: {len(jobs)} datasets × chapters from {manifest}; "
         f"{len(jobs) - runnable} bad before running; reused {reused}; {len(todo)} to compute")
     progress = Progress(len(jobs), len(todo), say)
     if todo:
-        workers = min(args.jobs or os.cpu_count() or 1, len(todo))
-        if args.scheduler:
-            say(f"  on the Dask scheduler at {args.scheduler}" + (" (-j is ignored with --scheduler)" if args.jobs else ""))
+        used = min(workers or os.cpu_count() or 1, len(todo))
+        if scheduler:
+            say(f"  on the Dask scheduler at {scheduler}" + (" (-j is ignored with --scheduler)" if workers else ""))
         else:
-            say(f"  on a local Dask cluster of {workers} worker process{'es' * (workers != 1)}")
-        results.update(compute(todo, chapters, scheduler=args.scheduler, workers=workers,
+            say(f"  on a local Dask cluster of {used} worker process{'es' * (used != 1)}")
+        results.update(compute(todo, chapters, scheduler=scheduler, workers=used,
                                store=lambda k, r: _store(cache, k, r) if r["status"] != fs.FAILED else None,
-                               echo=say, progress=progress, reports=cache if args.reports else None))
+                               echo=say, progress=progress, reports=cache if reports else None))
     rows = []
     for job in jobs:
         result = ({"status": fs.BAD, "reason": shorten(job.problem, 300), "rows": []} if job.problem
                   else results[job.key])
-        made = args.reports and result["status"] == fs.OK
-        extra = {"report": f"reports/{job.id}/{job.chapter}.html" if made else ""} if args.reports else {}
+        made = reports and result["status"] == fs.OK
+        extra = {"report": f"reports/{job.id}/{job.chapter}.html" if made else ""} if reports else {}
         rows.extend({**row, **extra} for row in
                     fs.summary_rows({"id": job.id, "chapter": job.chapter, "data": job.data}, result))
     frame = fs.with_use_of_peak(fs.summary_frame(rows), chapters)
     datasets = len({j.id for j in jobs})
     with outdir.staging(target) as stage:
         fs.write_csv(frame, stage / "summary.csv")
-        if args.reports:
+        if reports:
             printable = []
             for job in jobs:
                 if not job.problem and results[job.key]["status"] == fs.OK:
                     fleet_reports.publish(cache, job.key, stage, job.id, target.path)
                     folder = stage / "reports" / job.id
                     printable.append((folder / f"{job.chapter}.html", folder / f"{job.chapter}.pdf"))
-            if args.pdf and printable:
+            if print_pdf and printable:
                 from mqperf.publish import pdf
 
                 say(f"  printing {len(printable)} report PDFs ...")
                 pdf.reports(printable)
         fs.write_page(frame, stage / "index.html", chapters=chapters, datasets=datasets,
-                      title=f"Fleet summary: {', '.join(chapters)} on {Path(args.manifest).name}")
-        outdir.publish(stage, target, chapter="fleet", version=__version__, data=Path(args.manifest).name)
+                      title=f"Fleet summary: {', '.join(chapters)} on {Path(manifest).name}")
+        outdir.publish(stage, target, chapter="fleet", version=__version__, data=Path(manifest).name)
     _prune(cache, {j.key for j in jobs if j.key})
     status = [fs.BAD if j.problem else results[j.key]["status"] for j in jobs]
     bad, failed = status.count(fs.BAD), status.count(fs.FAILED)

@@ -228,45 +228,32 @@ def _number(writer) -> None:
 
 # -- mqperf pdf ------------------------------------------------------------------------------
 
-def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "pdf", help="the whole book as one PDF (charts as vector graphics, contents, page numbers)",
-        description="Build the book if anything changed (as `mqperf build`), then print every page of "
-                    "_build/html in book order with a local chromium and merge them into one PDF: a title page "
-                    "with the contents, a bookmark per chapter, page numbers, charts as vector drawings. Works "
-                    "offline. Default output: _build/pdf/mq-performance-book.pdf.",
-        epilog="Exit status: 0 written, 1 the build or a page failed, 2 bad input (chromium missing, -o exists).")
-    p.add_argument("-o", "--out", metavar="FILE", help="the PDF to write (must not exist); default "
-                                                      "_build/pdf/mq-performance-book.pdf, replaced each time")
-    p.add_argument("--no-build", action="store_true", help="print _build/html as it is, without building first")
-    p.add_argument("--quiet", "-q", action="store_true", help="print only errors and the final line")
-    return p
-
-
-def command(args) -> int:
+def print_book(out: Path | None = None, *, build: bool = True, quiet: bool = False) -> int:
+    """Print the whole book as one PDF (``out``, or ``_build/pdf/mq-performance-book.pdf``); returns
+    the exit status of the build (0 when printed). Raises an MQPerfError for bad input."""
     import time
 
     from mqperf import catalog
     from mqperf.errors import OutputError
     from mqperf.paths import book_root
-    from mqperf.publish import build
+    from mqperf.publish import build as book
 
-    say = (lambda *_: None) if args.quiet else (lambda m: print(m, flush=True))
+    say = (lambda *_: None) if quiet else (lambda m: print(m, flush=True))
     start = time.perf_counter()
     root = book_root()
-    if args.out:
-        target = Path(args.out).expanduser()
+    if out:
+        target = Path(out).expanduser()
         if target.exists() or target.is_symlink():
-            raise OutputError(f"-o {args.out}: the file exists; mqperf writes only new files here "
+            raise OutputError(f"-o {out}: the file exists; mqperf writes only new files here "
                               "(remove it or choose another name)")
         if not target.parent.is_dir():
-            raise OutputError(f"-o {args.out}: the folder {target.parent} does not exist")
+            raise OutputError(f"-o {out}: the folder {target.parent} does not exist")
     else:
         target = root / "_build" / "pdf" / "mq-performance-book.pdf"
         target.parent.mkdir(parents=True, exist_ok=True)
     find_chromium()  # before a build that may take a while
-    if not args.no_build:
-        status = build.build(strict=False, echo=say if not args.quiet else (lambda *_: None))
+    if build:
+        status = book.build(strict=False, echo=say if not quiet else (lambda *_: None))
         if status != 0:
             return status
     html_dir = root / "_build" / "html"

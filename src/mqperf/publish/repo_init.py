@@ -23,34 +23,6 @@ from mqperf.errors import MQPerfError, OutputError
 PYTHON_VERSION = "3.11.7"
 
 
-def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "init", help="create a repository for your own reports (make report, make test, CI, Pages)",
-        description="Create DIR, a repository for your own reports: report.yml (the book pinned by commit, and the "
-                    "report: CHAPTER on your --data files with -p parameters), the data files copied into DIR/data, "
-                    "a Makefile (`make report` builds the reports into DIR/reports, re-running only those whose "
-                    "inputs changed; `make test` checks the data against the chapter's contract and re-executes "
-                    "every report, failing with the numbers that moved), a README and "
-                    ".github/workflows/report.yml (build and test on every push, publish reports/ to GitHub Pages "
-                    "from main). Your files are checked as `mqperf run` would before anything is written.",
-        epilog="DIR must be new or empty. Exit status: 0 created, 2 bad input (data, parameter, chapter, DIR).")
-    p.add_argument("dir", metavar="DIR", help="the repository to create (new or empty folder)")
-    p.add_argument("--chapter", required=True, metavar="NAME", help="the chapter to report on (`mqperf list`)")
-    p.add_argument("--data", required=True, nargs="+", action="extend", metavar="FILE",
-                   help="your data: a CSV in the chapter's contract shape or your tools' output (files or a folder)")
-    p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                   help="a chapter parameter, kept in report.yml")
-    p.add_argument("--pdf", action="store_true", help="make report also prints the report as a PDF (needs chromium)")
-    p.add_argument("--mqperf-source", metavar="URL",
-                   help="where `make` (and the CI runner) clones the book from: a URL a runner can reach "
-                        "(https://, ssh://, git://, or git@host:path; default: this checkout's origin remote)")
-    p.add_argument("--local-source", action="store_true",
-                   help="allow a local path as the source: the reports then build only on this machine, never on "
-                        "a CI runner")
-    p.add_argument("--mqperf-commit", metavar="REV", help="the book's commit to pin (default: this checkout's HEAD)")
-    return p
-
-
 def _git(root: Path, *args: str) -> str:
     proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
     return proc.stdout.strip() if proc.returncode == 0 else ""
@@ -117,32 +89,40 @@ def _copy_data(files: list[Path], dest: Path) -> list[str]:
     return names
 
 
-def command(args) -> int:
+def init(directory, *, chapter: str, data, parameters=(), pdf: bool = False, source: str | None = None,
+         commit: str | None = None, local_source: bool = False) -> int:
+    """Make ``directory``, a repository for a reader's reports (see the module's docstring); returns 0.
+
+    Raises an MQPerfError (or OutputError) in one line for bad input: nothing is written then."""
+    return _init(directory, chapter, list(data), [tuple(p) for p in parameters], pdf, source, commit, local_source)
+
+
+def _init(directory, chapter_name: str, data_files: list, pairs: list, print_pdf: bool, source, commit,
+          local_source: bool) -> int:
     import tempfile
 
     import yaml
 
-    from mqperf import parameters
-    from mqperf import catalog
+    from mqperf import catalog, parameters
     from mqperf.publish import runner
     from mqperf.publish.outdir import signals_as_exceptions
 
     with signals_as_exceptions():
-        chapter = catalog.find(args.chapter)
-        given = parameters.parse_cli(chapter.name, [tuple(p) for p in args.parameter])
-        target = Path(args.dir).expanduser().resolve()
+        chapter = catalog.find(chapter_name)
+        given = parameters.parse_cli(chapter.name, pairs)
+        target = Path(directory).expanduser().resolve()
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
-            raise OutputError(f"{args.dir}: exists and is not an empty folder; mqperf init makes a new repository")
+            raise OutputError(f"{directory}: exists and is not an empty folder; mqperf init makes a new repository")
         if not target.parent.is_dir():
-            raise OutputError(f"{args.dir}: the folder {target.parent} does not exist")
-        if args.pdf:
+            raise OutputError(f"{directory}: the folder {target.parent} does not exist")
+        if print_pdf:
             from mqperf.publish import pdf
 
             pdf.find_chromium()
-        files = [Path(f).expanduser().resolve() for f in args.data]
+        files = [Path(f).expanduser().resolve() for f in data_files]
         with tempfile.TemporaryDirectory(prefix="mqperf-init-") as tmp:  # the files as `mqperf run` checks them
             runner.prepare(chapter, files, given, Path(tmp) / "out", Path(tmp) / "in")
-        source, commit = pin(args.mqperf_source, args.mqperf_commit, local_ok=args.local_source)
+        source, commit = pin(source, commit, local_ok=local_source)
         stage = target.parent / f".{target.name}.mqperf-init"
         if stage.exists():
             shutil.rmtree(stage)
@@ -150,7 +130,7 @@ def command(args) -> int:
             stage.mkdir()
             data = _copy_data(files, stage / "data")
             report = {"name": chapter.name, "chapter": chapter.name, "data": data,
-                      "parameters": {k: v for k, v in given.items()}, "pdf": bool(args.pdf)}
+                      "parameters": {k: v for k, v in given.items()}, "pdf": bool(print_pdf)}
             config = {"mqperf": {"source": source, "commit": commit}, "reports": [report]}
             (stage / "report.yml").write_text(CONFIG_HEAD + yaml.safe_dump(config, sort_keys=False, allow_unicode=True),
                                               encoding="utf-8")
