@@ -1,4 +1,4 @@
-"""The one display rule (mqperf.present.numbers) and the places that must use it."""
+"""The one display rule (mqperf.numbers) and the places that must use it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from mqperf.present import charts
 from mqperf.models._base import round_sig as card_round
-from mqperf.present import numbers
+from mqperf import numbers
 from mqperf.present.tables import show
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.errors import ModelError
-from mqperf.present import numbers
+from mqperf import numbers
 
 
 def t_quantile(q: float, df: float) -> float:
@@ -54,7 +54,7 @@ NOISE_SSR = 1e-18
 def round_sig(value, digits: int = DIGITS, *, scale: float | None = None):
     """Round to ``digits`` significant digits by the book's one display rule.
 
-    See :func:`mqperf.present.numbers.round_sig`: float noise (below 1e-12, or within 1e-9
+    See :func:`mqperf.numbers.round_sig`: float noise (below 1e-12, or within 1e-9
     of ``scale``) is 0, ties are decided on the 12-digit value; NaN, inf and None pass through.
     """
     return numbers.round_sig(value, digits, scale=scale)

@@ -202,7 +202,7 @@ def pick_best(solutions: Sequence, *, scale: float) -> object:
     rounded to 9 significant digits, sort first wins: a fixed rule, so the choice does not
     change with the order the starts ran in or with the last bits of the costs.
     """
-    from mqperf.present.numbers import round_sig
+    from mqperf.numbers import round_sig
 
     floor = 1e-20 * max(scale, 0.0)
     least = min(float(s.cost) for s in solutions)
@@ -218,7 +218,7 @@ def polish(residuals: Callable, best, lower: np.ndarray, upper: np.ndarray, *, s
     point, and one more solve from there gives the same bits on every run; it also finishes
     a winner that stopped at its evaluation cap.
     """
-    from mqperf.present.numbers import round_sig
+    from mqperf.numbers import round_sig
 
     theta0 = np.array([round_sig(v, 9) for v in best.x], dtype=float)
     span = np.where(np.isfinite(upper - lower), upper - lower, np.abs(theta0) + 1.0)

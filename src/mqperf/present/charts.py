@@ -21,7 +21,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from mqperf.present import numbers
+from mqperf import numbers
 
 CHART_DIGITS = 5
 MAX_ROWS = 5000
@@ -138,7 +138,7 @@ alt.renderers.enable("mqperf")
 
 
 def rounded(frame: pd.DataFrame, digits: int = CHART_DIGITS, columns=None) -> pd.DataFrame:
-    """Numeric columns shown by the book's display rule (:mod:`mqperf.present.numbers`).
+    """Numeric columns shown by the book's display rule (:mod:`mqperf.numbers`).
 
     ``columns`` keeps only those (the ones a chart encodes), so a page does not carry
     every column of a dataset.

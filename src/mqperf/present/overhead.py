@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from mqperf.present import numbers
+from mqperf import numbers
 
 #: Bars per series at most: past this the grid is thinned (always keeping N = 1 and the largest measured N).
 MAX_BARS = 40

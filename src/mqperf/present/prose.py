@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from mqperf.present import numbers, text
+from mqperf import numbers
+from mqperf.present import text
 
 #: Digits of numbers quoted in sentences: tables show more, so a quoted number is a rounding
 #: of a shown one.

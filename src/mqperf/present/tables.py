@@ -12,11 +12,12 @@ import math
 
 import pandas as pd
 
-from mqperf.present import numbers, text
+from mqperf import numbers
+from mqperf.present import text
 
 
 def _fmt(value, digits: int, scale: float | None = None) -> str:
-    """One cell as text; numbers by :func:`mqperf.present.numbers.format_number`, with
+    """One cell as text; numbers by :func:`mqperf.numbers.format_number`, with
     ``scale`` the largest magnitude of the cell's column (noise relative to it shows as 0)."""
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return "–"

@@ -6,10 +6,10 @@ the sliders, and whose fitted curve (with its band, where the fit has one) is fi
 that does not move. Nothing needs a kernel or the network, and a static render (SVG, PDF)
 shows the fitted defaults.
 
-Defaults and slider ranges go through :func:`mqperf.present.numbers.round_sig` and chart
+Defaults and slider ranges go through :func:`mqperf.numbers.round_sig` and chart
 data through :func:`mqperf.present.charts.rounded`, so a re-executed notebook is
 byte-identical. Answers use d3's ``,.4~r`` format: four significant digits, thousands
-separators, no trailing zeros, which is :func:`mqperf.present.numbers.format_number` at
+separators, no trailing zeros, which is :func:`mqperf.numbers.format_number` at
 four digits. Quantities spanning decades (κ, SSLRKEYC, message size) are bound as log10:
 a range input has no log scale.
 """
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.present import charts
-from mqperf.present.numbers import CARD_DIGITS, round_sig
+from mqperf.numbers import CARD_DIGITS, round_sig
 
 #: Significant digits of the answers the controls recompute.
 ANSWER_DIGITS = 4

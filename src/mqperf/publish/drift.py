@@ -4,7 +4,7 @@ one rule that decides whether two outputs are the same book.
 The rule (:data:`RULE`): two outputs are the same when their text is identical once every
 number is taken out, and every number is within one unit in the last place it is shown
 with (a table cell, a sentence: "483.13" has its last place at 0.01; a chart's data value:
-its :data:`~mqperf.present.numbers.TABLE_DIGITS`-th significant digit, which is what the
+its :data:`~mqperf.numbers.TABLE_DIGITS`-th significant digit, which is what the
 charts round to). A number shown with fewer than three significant digits ("3 tasks",
 "12 %") and an integer in a chart's data (counts, keys) must be equal. A value that lies
 on a rounding boundary shows one unit apart on two CPUs whose BLAS kernels differ in the last
@@ -33,7 +33,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from html.parser import HTMLParser
 
-from mqperf.present.numbers import TABLE_DIGITS as CHART_DIGITS
+from mqperf.numbers import TABLE_DIGITS as CHART_DIGITS
 
 #: Lines reported per output at most; the rest are counted.
 MAX_LINES = 12

@@ -222,7 +222,7 @@ def _nan(v) -> bool:
 
 def write_csv(frame, path) -> None:
     """``summary.csv``: numbers at :data:`CSV_DIGITS` significant digits by the display rule."""
-    from mqperf.present import numbers
+    from mqperf import numbers
 
     out = frame.copy()
     for col in out.columns:

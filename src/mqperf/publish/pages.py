@@ -214,7 +214,7 @@ def model_cards() -> str:
 
 def _shown(value) -> str:
     """A card's value (already rounded to the card's digits when it was written) as text."""
-    from mqperf.present import numbers
+    from mqperf import numbers
 
     if value is None:
         return "–"
