@@ -5,7 +5,7 @@ nbval collects ``chapters/*.ipynb`` from the repository root, so this file (not
 ``tests/conftest.py``) is the one that sees their items.
 
 - **The rule.** nbval compares a cell's outputs byte for byte (after its sanitisers). A cell
-  that fails that comparison passes when :func:`mqperf.publish.drift.same_outputs` finds
+  that fails that comparison passes when :func:`mqperf.publish.samebook.same_outputs` finds
   nothing moved beyond the rule (text identical, every number within one unit in the last
   place it is shown with): another CPU's BLAS kernel may put a value on the other side of a
   rounding boundary, and that is not a result that moved.
@@ -31,9 +31,9 @@ def pytest_configure(config):
     def compare_outputs(self, test, ref, skip_compare=None):
         if byte_for_byte(self, test, ref, skip_compare):
             return True
-        from mqperf.publish import drift
+        from mqperf.publish import samebook
 
-        if drift.same_outputs(list(ref), list(test)):
+        if samebook.same_outputs(list(ref), list(test)):
             self.comparison_traceback = []
             return True
         return False

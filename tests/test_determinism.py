@@ -1,5 +1,5 @@
 """Every machine builds the same book: every chapter re-executed under each OpenBLAS kernel
-family is the same book as the committed notebooks, by :data:`mqperf.publish.drift.RULE`.
+family is the same book as the committed notebooks, by :data:`mqperf.publish.samebook.RULE`.
 
 CPUs run different BLAS kernels (numpy's OpenBLAS picks one at run time), so the last bits of
 a fit differ between machines and a value on a rounding boundary shows one unit apart. The
@@ -36,7 +36,7 @@ import pytest
 
 from mqperf import catalog
 from mqperf.publish import build as book
-from mqperf.publish import drift
+from mqperf.publish import drift, samebook
 
 pytestmark = pytest.mark.slow
 
@@ -138,7 +138,7 @@ def test_every_chapter_is_the_same_book_under_each_blas_kernel(family, tmp_path)
     what = f"committed → OPENBLAS_CORETYPE={family} ({core} kernels)"
     moved = [line for c in chapters for line in differences(c.name, c.path, runs[c.name], what)]
     assert not moved, (f"chapters re-executed under another BLAS kernel differ from the committed ones beyond the "
-                       f"rule ({drift.RULE}); if a change is intended, re-execute with `make book`; if not, a "
+                       f"rule ({samebook.RULE}); if a change is intended, re-execute with `make book`; if not, a "
                        "number depends on the machine:\n" + "\n".join(moved))
 
 

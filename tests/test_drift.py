@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 
 from mqperf.present import charts
-from mqperf.publish import drift
+from mqperf.publish import drift, samebook
 from mqperf.present.tables import show
 
 
@@ -137,39 +137,39 @@ def _chart_outputs(value: float) -> list[dict]:
 
 def test_a_value_on_a_rounding_boundary_is_the_same_book():
     # The case another CPU's BLAS kernel produced: -483.125 rounded on either side.
-    assert drift.same_outputs(_chart_outputs(-483.13), _chart_outputs(-483.12))
+    assert samebook.same_outputs(_chart_outputs(-483.13), _chart_outputs(-483.12))
     assert drift.describe(_chart_outputs(-483.13), _chart_outputs(-483.12)) == []
     text = lambda v: [{"output_type": "stream", "name": "stdout", "text": f"peak {v} msg/s at 8 tasks\n"}]  # noqa: E731
-    assert drift.same_outputs(text("61,588"), text("61,589"))
-    assert drift.same_outputs(text("0.1187"), text("0.1188"))
-    assert drift.same_outputs(text("99.99"), text("100.0"))  # a carry: the coarser last place counts
+    assert samebook.same_outputs(text("61,588"), text("61,589"))
+    assert samebook.same_outputs(text("0.1187"), text("0.1188"))
+    assert samebook.same_outputs(text("99.99"), text("100.0"))  # a carry: the coarser last place counts
 
 
 def test_a_real_change_is_not_the_same_book():
-    assert not drift.same_outputs(_chart_outputs(-483.13), _chart_outputs(-483.10))
+    assert not samebook.same_outputs(_chart_outputs(-483.13), _chart_outputs(-483.10))
     lines = drift.describe(_chart_outputs(-483.13), _chart_outputs(-483.10))
     assert len(lines) == 1 and "-483.13 → -483.1" in lines[0] and "chart 'Band'" in lines[0], lines
     text = lambda v: [{"output_type": "stream", "name": "stdout", "text": f"fitted {v} series\n"}]  # noqa: E731
     # Counts and numbers shown with one or two digits must not move at all.
-    assert not drift.same_outputs(text("3"), text("4"))
-    assert not drift.same_outputs(text("12 %"), text("13 %"))
+    assert not samebook.same_outputs(text("3"), text("4"))
+    assert not samebook.same_outputs(text("12 %"), text("13 %"))
     # Words are compared exactly, and a list of numbers is not read as one number.
-    assert not drift.same_text("levels off at 61,588", "falls past 61,588")
-    assert not drift.same_text("[1,2,3]", "[1,2,4]")
+    assert not samebook.same_text("levels off at 61,588", "falls past 61,588")
+    assert not samebook.same_text("[1,2,3]", "[1,2,4]")
 
 
 def test_chart_ids_and_data_names_do_not_follow_a_data_value():
     a = _chart_outputs(-483.13)[0]["data"]["text/html"]
     b = _chart_outputs(-483.12)[0]["data"]["text/html"]
-    strip = lambda h: drift._SPEC.sub("", h)  # noqa: E731
+    strip = lambda h: samebook._SPEC.sub("", h)  # noqa: E731
     assert strip(a) == strip(b)
     assert '"data-1"' in a and not drift._DATASET_NAME.findall(a)
 
 
 def test_integers_in_chart_data_must_match():
-    assert drift.same_value({"tasks": 3, "r": 61588.0}, {"tasks": 3, "r": 61589.0})
-    assert not drift.same_value({"tasks": 3}, {"tasks": 4})
-    assert not drift.same_value({"r": 61588.0}, {"r": 61590.0})
+    assert samebook.same_value({"tasks": 3, "r": 61588.0}, {"tasks": 3, "r": 61589.0})
+    assert not samebook.same_value({"tasks": 3}, {"tasks": 4})
+    assert not samebook.same_value({"r": 61588.0}, {"r": 61590.0})
 
 
 def test_notebook_differences_name_cells_beyond_the_rule():

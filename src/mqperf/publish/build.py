@@ -203,7 +203,7 @@ def kept_where_same(nb, committed: Path):
     """The executed notebook ``nb``, with the committed notebook's outputs where nothing moved.
 
     When ``committed`` holds the same cells and every output is the same book by
-    :data:`mqperf.publish.drift.RULE` (another CPU's BLAS kernel may flip a value on a rounding
+    :data:`mqperf.publish.samebook.RULE` (another CPU's BLAS kernel may flip a value on a rounding
     boundary), the committed cells are kept under the new metadata: a forced build on another
     machine then leaves the file byte for byte as it was, and a reader's clone shows no change.
     Any cell that moved beyond the rule makes the whole new notebook the result.

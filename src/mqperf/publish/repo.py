@@ -226,7 +226,7 @@ def validate(config: Config, *, say=print) -> int:
 
 
 def differences(expected, actual) -> list[str]:
-    """Where two executions of one report differ beyond the book's rule (:data:`mqperf.publish.drift.RULE`):
+    """Where two executions of one report differ beyond the book's rule (:data:`mqperf.publish.samebook.RULE`):
     a runner's CPU may put a value on the other side of a rounding boundary; that is not a result that moved."""
     import copy
 
