@@ -19,6 +19,7 @@ from mqperf import catalog
 from mqperf import data
 from mqperf.data import loader as _loader  # noqa: F401 (data.loader below)
 from mqperf.publish import build as book
+from mqperf.publish import render
 
 
 def test_committed_chapters_are_current():
@@ -177,20 +178,20 @@ def test_nbval_fails_when_a_stored_number_changes(tmp_path):
 
 
 def test_html_inputs_hash_follows_what_the_render_reads(mini_book):
-    base = book.html_inputs_hash(mini_book)
-    assert book.html_inputs_hash(mini_book) == base
+    base = render.html_inputs_hash(mini_book)
+    assert render.html_inputs_hash(mini_book) == base
     # A notebook being executed (a dotfile beside the chapters) is not part of the book.
     (mini_book / "chapters" / ".tiny.executing.ipynb").write_text("{}")
-    assert book.html_inputs_hash(mini_book) == base
+    assert render.html_inputs_hash(mini_book) == base
     for rel in ("chapters/tiny.ipynb", "data/kafka_task_scaling.csv", "_toc.yml"):
         path = mini_book / rel
         original = path.read_bytes()
         path.write_bytes(original + b"\n")
-        assert book.html_inputs_hash(mini_book) != base, rel
+        assert render.html_inputs_hash(mini_book) != base, rel
         path.write_bytes(original)
     (mini_book / "models").mkdir(exist_ok=True)
     (mini_book / "models" / "x.json").write_text("{}")
-    assert book.html_inputs_hash(mini_book) != base  # the model cards page changes
+    assert render.html_inputs_hash(mini_book) != base  # the model cards page changes
 
 
 def test_unchanged_book_does_no_sphinx_work(mini_book, monkeypatch):
@@ -199,19 +200,19 @@ def test_unchanged_book_does_no_sphinx_work(mini_book, monkeypatch):
     monkeypatch.setattr(pages, "write_all", lambda: [])
     target = mini_book / "_build" / "html"
     target.mkdir(parents=True)
-    (target / book.HTML_STAMP).write_text(book.html_inputs_hash(mini_book) + "\n")
+    (target / render.HTML_STAMP).write_text(render.html_inputs_hash(mini_book) + "\n")
 
     def no_render(*_a, **_k):
         raise AssertionError("Jupyter Book ran although nothing changed")
 
-    monkeypatch.setattr(book.subprocess, "run", no_render)
+    monkeypatch.setattr(render.subprocess, "run", no_render)
     lines = []
-    assert book.render_html(echo=lines.append) == target
+    assert render.render_html(echo=lines.append) == target
     assert any("unchanged" in ln for ln in lines)
     # One changed input and the render runs again.
     (mini_book / "_toc.yml").write_text((mini_book / "_toc.yml").read_text() + "\n")
     with pytest.raises(AssertionError, match="Jupyter Book ran"):
-        book.render_html(echo=lines.append)
+        render.render_html(echo=lines.append)
 
 
 def test_a_forced_build_keeps_the_committed_notebook_when_nothing_moved_beyond_the_rule(mini_book):
