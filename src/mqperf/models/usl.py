@@ -44,6 +44,15 @@ def throughput(n, lam: float, sigma: float, kappa: float):
     return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
 
 
+def gradient(n, lam: float, sigma: float, kappa: float) -> np.ndarray:
+    """∂X/∂(λ, σ, κ) at each N, one row per N: with D = 1 + σ(N−1) + κN(N−1),
+    ∂X/∂λ = N/D, ∂X/∂σ = −λN(N−1)/D², ∂X/∂κ = −λN²(N−1)/D²."""
+    n = np.asarray(n, dtype=float)
+    d = 1 + sigma * (n - 1) + kappa * n * (n - 1)
+    common = -lam * n * (n - 1) / d**2
+    return np.column_stack([n / d, common, common * n])
+
+
 def amdahl(n, lam: float, sigma: float):
     """Amdahl's law: USL with κ = 0."""
     return throughput(n, lam, sigma, 0.0)
@@ -196,6 +205,14 @@ def fit(
         extra = [model(c.b, *theta) - c.ratio * model(c.a, *theta) for c in constraints]
         return np.concatenate([r, np.asarray(extra, dtype=float)])
 
+    def grad(nn, theta):
+        full = gradient(nn, *theta) if not amdahl_only else gradient(nn, *theta, 0.0)
+        return full[:, :k]
+
+    def jac(theta):
+        rows = [grad(n, theta)] + [grad([c.b], theta) - c.ratio * grad([c.a], theta) for c in constraints]
+        return np.vstack(rows)
+
     lower = np.zeros(k)
     upper = np.array([np.inf, 1.0, 1.0][:k])
     lam0 = float(np.max(x / n))
@@ -203,7 +220,7 @@ def fit(
     # kappa lives near 1e-4: a Jacobian step relative to 1e-6 at the least, not 1e-9.
     sol = solve(residuals, names=names, starts=[s[:k] for s in starts], lower=lower, upper=upper,
                 equations=n.size + len(constraints), scale=float(x @ x), label=label,
-                tol=1e-15, max_nfev=20000, jac_floor=1e-6)
+                tol=1e-15, max_nfev=20000, jac_floor=1e-6, jac=jac)
     theta, at_bound, active, df_resid, cov = sol.theta, sol.at_bound, sol.active_bounds, sol.df_resid, sol.cov
     tol = 1e-7
     dof = f"{df_resid} residual degree{'s' if df_resid != 1 else ''} of freedom"
