@@ -1,10 +1,17 @@
-"""Every number in data/ traces to an exact quote in a seed, or to a formula that recomputes.
+"""Every number in data/ traces to an exact quote in a source, or to a formula that recomputes.
 
 Rules (DESIGN.md, data conventions):
 - every CSV in data/ is a resource of data/datapackage.json, which validates (Frictionless);
-- every row has basis, seed and quote; the quote is an exact substring of the seed file;
+- every row has basis, seed and quote; the quote is an exact substring of its source: a seed
+  article (``seeds/<file>``, named by its file) or a report of the IBM MQ performance team
+  (``sources/ibm-mqperf/<file>.txt``, named by its path under ../shared);
 - in measured and config rows, every field with role "value" appears as a number in the quote;
-- derived rows state a formula that recomputes the value to the precision it is printed with.
+- derived rows state a formula that recomputes the value to the precision it is printed with;
+- rows read off a chart (basis ``chart``) say which axis and how precisely (``chart_axis``,
+  ``chart_uncertainty``), and never share a dataset with printed values.
+
+One test per dataset, each reporting every row that breaks a rule (a dataset of hundreds of
+rows is one test, not hundreds).
 """
 
 from __future__ import annotations
@@ -37,16 +44,18 @@ def value_fields(resource):
     return [f["name"] for f in resource["schema"]["fields"] if f.get("role") == "value"]
 
 
-ALL_ROWS = [
-    pytest.param(name, i + 2, row, id=f"{name}:line{i + 2}")
-    for name, res in RESOURCES.items()
-    for i, row in enumerate(rows(res))
-]
-
-
 @lru_cache(maxsize=None)
-def seed_text(seeds_dir: Path, seed: str) -> str:
-    return (seeds_dir / seed).read_text(encoding="utf-8")
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def source_text(seed: str) -> str:
+    """The text a row's ``seed`` names: a seed article, or a report under ../shared/sources."""
+    from conftest import need_shared
+
+    if seed.startswith("sources/"):
+        return _text(need_shared("sources") / seed.removeprefix("sources/"))
+    return _text(need_shared("seeds") / seed)
 
 
 def numbers_in(text: str) -> list[float]:
@@ -82,35 +91,51 @@ def test_resource_is_documented(name):
             assert field.get("unit"), f"{name}.{fname}: numeric value field without a unit"
 
 
-@pytest.mark.parametrize("name,line,row", ALL_ROWS)
-def test_quote_is_in_seed(seeds_dir, name, line, row):
-    text = seed_text(seeds_dir, row["seed"])
-    assert row["quote"], f"{name} line {line}: empty quote"
-    assert row["quote"] in text, f"{name} line {line}: quote not found in {row['seed']}: {row['quote']!r}"
+@pytest.mark.parametrize("name", sorted(RESOURCES))
+def test_every_quote_is_in_its_source(name):
+    bad = []
+    for line, row in enumerate(rows(RESOURCES[name]), start=2):
+        if not row["quote"]:
+            bad.append(f"line {line}: empty quote")
+        elif row["quote"] not in source_text(row["seed"]):
+            bad.append(f"line {line}: quote not found in {row['seed']}: {row['quote']!r}")
+    assert not bad, f"{name}: {len(bad)} row(s)\n" + "\n".join(bad[:20])
 
 
-@pytest.mark.parametrize("name,line,row", ALL_ROWS)
-def test_value_traces(name, line, row):
+@pytest.mark.parametrize("name", sorted(RESOURCES))
+def test_every_value_traces(name):
     res = RESOURCES[name]
-    values = {f: row[f] for f in value_fields(res) if row.get(f, "") != ""}
-    if row["basis"] in ("measured", "config"):
-        stated = numbers_in(row["quote"])
-        for field, text in values.items():
-            value = float(text)
-            assert any(math.isclose(value, s, rel_tol=1e-12, abs_tol=1e-12) for s in stated), (
-                f"{name} line {line}: {field}={text} does not appear in its quote {row['quote']!r}"
-            )
-    elif row["basis"] == "derived":
-        formula = row.get("formula", "")
-        assert formula, f"{name} line {line}: derived row without a formula"
-        for field, expected in formula_values(formula, values).items():
-            text = values[field]
-            got = safe_eval(expected)
-            decimals = len(text.split(".")[1]) if "." in text else 0
-            tol = max(0.5 * 10**-decimals, 1e-9 * abs(got))
-            assert abs(float(text) - got) <= tol + 1e-12, (
-                f"{name} line {line}: {field}={text} but {expected} = {got}"
-            )
+    fields = value_fields(res)
+    bad = []
+    for line, row in enumerate(rows(res), start=2):
+        values = {f: row[f] for f in fields if row.get(f, "") != ""}
+        if row["basis"] in ("measured", "config"):
+            stated = numbers_in(row["quote"])
+            for field, text in values.items():
+                if not any(math.isclose(float(text), s, rel_tol=1e-12, abs_tol=1e-12) for s in stated):
+                    bad.append(f"line {line}: {field}={text} does not appear in its quote {row['quote']!r}")
+        elif row["basis"] == "derived":
+            formula = row.get("formula", "")
+            if not formula:
+                bad.append(f"line {line}: derived row without a formula")
+                continue
+            for field, expected in formula_values(formula, values).items():
+                text = values[field]
+                got = safe_eval(expected)
+                decimals = len(text.split(".")[1]) if "." in text else 0
+                tol = max(0.5 * 10**-decimals, 1e-9 * abs(got))
+                if abs(float(text) - got) > tol + 1e-12:
+                    bad.append(f"line {line}: {field}={text} but {expected} = {got}")
+        elif row["basis"] == "chart":
+            if not row.get("chart_axis") or not row.get("chart_uncertainty"):
+                bad.append(f"line {line}: a value read off a chart without its axis and uncertainty")
+    assert not bad, f"{name}: {len(bad)} row(s)\n" + "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("name", sorted(RESOURCES))
+def test_chart_readings_are_never_mixed_with_printed_values(name):
+    bases = {row["basis"] for row in rows(RESOURCES[name])}
+    assert "chart" not in bases or bases == {"chart"}, f"{name} mixes chart readings with {sorted(bases - {'chart'})}"
 
 
 def formula_values(formula: str, values: dict) -> dict:

@@ -44,10 +44,13 @@ def data_catalog() -> str:
         "# Data catalog",
         "",
         "Every dataset the book uses, generated from `data/datapackage.json`. Each row of every",
-        "dataset carries its basis (`measured`, `derived`, `constraint`, `config`), the seed article",
-        "it comes from and the shortest exact quote that states it; derived rows state their",
-        "formula. The test suite checks every quote against its article and recomputes every",
-        "derived value.",
+        "dataset carries its basis (`measured`, `derived`, `constraint`, `config`, or `chart` for a",
+        "value read off a figure that no table prints, with the axis and the reading's uncertainty),",
+        "the source it comes from (a seed article, or an IBM MQ performance report under",
+        "`sources/ibm-mqperf/`) and the shortest exact quote that states it (for a table row, the",
+        "row as printed, with the table's caption); derived rows state their formula. The test",
+        "suite checks every quote against its source and recomputes every derived value; chart",
+        "readings are kept in datasets of their own, never mixed with printed values.",
         "",
     ]
     summary = []
@@ -55,7 +58,7 @@ def data_catalog() -> str:
         rows = _rows(data_dir() / res["path"])
         seeds = sorted({r.get("seed", "") for r in rows if r.get("seed")})
         summary.append([f"{{ref}}`{res['name']} <data-{res['name']}>`", res.get("title", ""), len(rows), ", ".join(seeds)])
-    out += [_table(["dataset", "title", "rows", "seed files"], summary), ""]
+    out += [_table(["dataset", "title", "rows", "sources"], summary), ""]
     for res in package["resources"]:
         rows = _rows(data_dir() / res["path"])
         bases = sorted({r.get("basis", "") for r in rows} - {""})
@@ -86,6 +89,7 @@ def _seed_titles() -> dict[str, str]:
         for src in res.get("sources", []):
             if src.get("path") and src.get("title"):
                 titles[Path(src["path"]).name] = src["title"]
+                titles[src["path"]] = src["title"]  # a report is named by its path under ../shared
     return titles
 
 
