@@ -13,7 +13,7 @@ skipped as covered, so each pass tests something new.
 Each pass executes the chapters as the build does (one warm kernel, then
 :func:`mqperf.publish.build.normalise`, the chapters' folder as working directory); the first
 pass also changes what else may legitimately vary: one BLAS/OpenMP thread, the multi-start
-fits' starts reversed (``MQPERF_PERTURB=1``, see :func:`mqperf.models._nls.start_order`),
+fits' starts reversed (:func:`mqperf.models._nls.reverse_starts`, set in the kernel's preload),
 another hash seed, and the chapters in reverse order, so each runs after different ones.
 
 Model cards go to ``tmp_path`` (every chapter's ``cards_dir`` parameter). Papermill records
@@ -46,8 +46,9 @@ MAX_LINES = 10
 #: The OpenBLAS kernel families every chapter is validated under.
 FAMILIES = ("Prescott", "Haswell", "SkylakeX", "Zen")
 
-PERTURBED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-             "MQPERF_PERTURB": "1", "PYTHONHASHSEED": "1"}
+PERTURBED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "1"}
+#: Said to the worker: reverse the fits' starts (in the kernel, through its preload).
+REVERSE = "reverse-starts"
 
 # Runs in a fresh interpreter so that each pass has its own environment (the kernel inherits
 # it), and its chapters one after another in one warm kernel, as the build's workers do.
@@ -58,9 +59,10 @@ import nbformat
 from mqperf import catalog
 from mqperf.publish import build as book, engine
 
-out, env_hash, names = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+out, env_hash, reverse, names = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "reverse-starts", sys.argv[4:]
 cards = out / "cards"
-with engine.Kernel(book.chapters_dir()) as kernel:
+preload = engine.PRELOAD + ("; __import__('mqperf.models._nls', fromlist=['_']).reverse_starts(True)" if reverse else "")
+with engine.Kernel(book.chapters_dir(), preload=preload) as kernel:
     for name in names:
         source, target = catalog.find(name).path, out / f"{name}.ipynb"
         kernel.execute(source, target, parameters={"cards_dir": str(cards)})
@@ -97,18 +99,18 @@ def kernel_of(family: str) -> str | None:
     return cores[0] if cores else family
 
 
-def _execute(names: list[str], out: Path, env: dict, env_hash: str) -> None:
+def _execute(names: list[str], out: Path, env: dict, env_hash: str, reverse: bool) -> None:
     (out / "cards").mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([sys.executable, "-c", _WORKER, str(out), env_hash, *names],
+    proc = subprocess.run([sys.executable, "-c", _WORKER, str(out), env_hash, REVERSE if reverse else "-", *names],
                           env={**os.environ, **env}, capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
         pytest.fail(f"{', '.join(names)}: a chapter failed to execute: {proc.stderr.strip()[-1500:]}")
 
 
-def _run_pass(chapters, out: Path, env: dict, env_hash: str) -> dict[str, Path]:
+def _run_pass(chapters, out: Path, env: dict, env_hash: str, reverse: bool) -> dict[str, Path]:
     names = [c.name for c in reversed(chapters)]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for future in [pool.submit(_execute, names[i::2], out, env, env_hash) for i in range(2)]:
+        for future in [pool.submit(_execute, names[i::2], out, env, env_hash, reverse) for i in range(2)]:
             future.result()
     return {name: out / f"{name}.ipynb" for name in names}
 
@@ -134,7 +136,7 @@ def test_every_chapter_is_the_same_book_under_each_blas_kernel(family, tmp_path)
     assert chapters, "no chapters found"
     env = {"OPENBLAS_CORETYPE": family, **(PERTURBED if family == FAMILIES[0] else {})}
     # Hashed once, as the build does, so the run records the code it ran.
-    runs = _run_pass(chapters, tmp_path, env, book.environment_hash())
+    runs = _run_pass(chapters, tmp_path, env, book.environment_hash(), reverse=family == FAMILIES[0])
     what = f"committed → OPENBLAS_CORETYPE={family} ({core} kernels)"
     moved = [line for c in chapters for line in differences(c.name, c.path, runs[c.name], what)]
     assert not moved, (f"chapters re-executed under another BLAS kernel differ from the committed ones beyond the "

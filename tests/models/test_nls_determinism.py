@@ -10,8 +10,8 @@ from mqperf.models import _nls, saturation, usl
 KB, MB = 1024, 1024 * 1024
 
 
-def _fit_all(monkeypatch, perturb: str):
-    monkeypatch.setenv(_nls.PERTURB_ENV, perturb)
+def _fit_all(monkeypatch, perturb: bool):
+    monkeypatch.setattr(_nls, "REVERSED", perturb)
     size = np.array([4 * KB, 32 * KB, 1 * MB, 4 * MB], dtype=float)
     hill = saturation.fit(size, np.array([1.0, 2.0, 30.0, 45.0])).params.to_numpy()
     n = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
@@ -21,16 +21,21 @@ def _fit_all(monkeypatch, perturb: str):
 
 
 def test_reversed_start_order_gives_identical_parameters(monkeypatch):
-    normal = _fit_all(monkeypatch, "")
-    reversed_ = _fit_all(monkeypatch, "1")
+    normal = _fit_all(monkeypatch, False)
+    reversed_ = _fit_all(monkeypatch, True)
     assert normal.tobytes() == reversed_.tobytes(), np.column_stack([normal, reversed_])
 
 
 def test_start_order_is_reversed_only_when_asked(monkeypatch):
-    monkeypatch.delenv(_nls.PERTURB_ENV, raising=False)
+    monkeypatch.setattr(_nls, "REVERSED", False)
     assert _nls.start_order([1, 2, 3]) == [1, 2, 3]
-    monkeypatch.setenv(_nls.PERTURB_ENV, "1")
-    assert _nls.start_order([1, 2, 3]) == [3, 2, 1]
+    monkeypatch.setenv("MQPERF_PERTURB", "1")  # the environment no longer reaches the solver
+    assert _nls.start_order([1, 2, 3]) == [1, 2, 3]
+    _nls.reverse_starts(True)
+    try:
+        assert _nls.start_order([1, 2, 3]) == [3, 2, 1]
+    finally:
+        _nls.reverse_starts(False)
 
 
 @pytest.mark.parametrize("order", [slice(None), slice(None, None, -1)])

@@ -21,7 +21,6 @@ unweighted fit would be decided by the largest rates alone).
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -185,19 +184,26 @@ def pressed_bounds(jac: np.ndarray, resid: np.ndarray, theta, lower, upper, name
     return tuple(out)
 
 
-#: Set to 1 to reverse the order in which multi-start fits try their starts: the
-#: determinism test (tests/test_determinism.py) requires the book to come out byte-identical.
-PERTURB_ENV = "MQPERF_PERTURB"
+#: Whether multi-start fits try their starts in reverse: the determinism test sets it (through
+#: :func:`reverse_starts`) to prove the book does not depend on the order. Never read from the
+#: environment: a test or a kernel's preload sets it explicitly.
+REVERSED = False
+
+
+def reverse_starts(on: bool = True) -> None:
+    """Try every multi-start fit's starts in reverse (``on``) or as given: the determinism test's switch."""
+    global REVERSED
+    REVERSED = bool(on)
 
 
 def start_order(starts: Sequence) -> list:
-    """The starts in the order to try them: as given, reversed when ``MQPERF_PERTURB=1``.
+    """The starts in the order to try them: as given, reversed after :func:`reverse_starts`.
 
     The result must never depend on this order (:func:`pick_best` decides by a fixed rule);
     the switch exists so that a test can prove it.
     """
     starts = list(starts)
-    return starts[::-1] if os.environ.get(PERTURB_ENV, "") == "1" else starts
+    return starts[::-1] if REVERSED else starts
 
 
 def pick_best(solutions: Sequence, *, scale: float) -> object:
