@@ -119,12 +119,13 @@ def warm_mqperf(borrowed_kernel, monkeypatch):
 
 #: Modules that take longest (measured with --durations=0), started first: pytest-xdist hands a
 #: module (--dist loadscope) to whichever worker is free, so the long ones must not come last.
-LONGEST_FIRST = ("tests/test_init.py", "tests/test_fleet.py", "tests/test_browser.py", "tests/test_pdf.py", "tests/test_hostile_inputs.py",
-                 "tests/chapters/test_zedc_compression_properties.py",
-                 "tests/chapters/test_tls_channel_costs_properties.py", "tests/test_book.py",
-                 "tests/chapters/test_kafka_task_scaling_properties.py", "tests/test_large_inputs.py",
-                 "tests/test_byod_examples.py", "tests/test_cli.py", "tests/test_determinism.py",
-                 "tests/test_engine.py")
+LONGEST_FIRST = ("tests/publish/test_init.py", "tests/test_fleet.py", "tests/publish/test_browser.py",
+                 "tests/publish/test_pdf.py", "tests/publish/test_injection.py", "tests/cli/test_hostile_inputs.py",
+                 "tests/publish/test_determinism.py", "tests/chapters/test_zedc_compression_properties.py",
+                 "tests/chapters/test_tls_channel_costs_properties.py", "tests/publish/test_build.py",
+                 "tests/chapters/test_kafka_task_scaling_properties.py", "tests/chapters/test_large_inputs.py",
+                 "tests/chapters/test_awkward_inputs.py", "tests/chapters/test_byod_examples.py", "tests/cli/test_cli.py",
+                 "tests/publish/test_engine.py")
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -141,7 +142,7 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=key)  # stable: within a module, and among the rest, the collected order
 
 
-# -- the built book in a browser (tests/test_browser.py, tests/test_whatif_browser.py) -------------
+# -- the built book in a browser (tests/publish/test_browser.py, tests/test_whatif_browser.py) -------------
 # Defined once here: a module that imported these fixtures would get its own session-scoped
 # copies, and a second Playwright started in a worker that still holds the first fails
 # ("Sync API inside the asyncio loop") whenever xdist gives both modules to one worker.

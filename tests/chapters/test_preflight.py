@@ -18,7 +18,7 @@ from mqperf.errors import DataError, ModelError, MQPerfError, ParameterError
 from conftest import ROOT
 
 EXAMPLES = ROOT / "data" / "examples"
-#: Every chapter that reads a reader's file, with its example (tests/test_byod_examples.py runs them).
+#: Every chapter that reads a reader's file, with its example (tests/chapters/test_byod_examples.py runs them).
 SECTIONS = {p.stem: p for p in EXAMPLES.glob("*.csv") if "." not in p.stem}
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -53,7 +53,7 @@ def test_every_chapter_with_reader_data_has_a_preflight():
     assert sorted(SECTIONS) == sorted(c for c in parameters.chapter_names() if parameters.reader_defaults(c)[1])
 
 
-# (That every documented example passes, and runs to a report: tests/test_byod_examples.py.)
+# (That every documented example passes, and runs to a report: tests/chapters/test_byod_examples.py.)
 
 
 @pytest.mark.parametrize("chapter", sorted(SECTIONS))

@@ -24,7 +24,7 @@ from mqperf.data import aggregate
 from mqperf.present import charts
 from mqperf.present.tables import Table, show
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ROWS = 20_000
 MAX_TABLE_ROWS = 200  # what show() displays at most (it truncates beyond)
 MAX_HTML = 150_000  # bytes of HTML any one displayed object may produce

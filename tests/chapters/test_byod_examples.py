@@ -48,7 +48,7 @@ def test_example_runs(tmp_path, chapter, warm_mqperf):
     assert status == 0, err
     html = (out / f"{chapter}.html").read_text(encoding="utf-8")
     # Nothing loaded from elsewhere (the inlined libraries mention CDNs in their code;
-    # tests/test_browser.py checks that the report makes no request).
+    # tests/publish/test_browser.py checks that the report makes no request).
     markup = re.sub(r"<script>.*?</script>", "", html, flags=re.S)  # library code quotes URLs in strings
     assert not re.search(r'(src|href)="https?://', markup) and len(html) > 10_000
     assert ABOUT_TITLE not in markup, "a reader's report shows a passage about the published measurements"

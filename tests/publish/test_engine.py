@@ -101,7 +101,7 @@ def test_a_dead_kernel_is_replaced(kernel, tmp_path):
 def test_a_chapter_run_warm_after_another_equals_a_cold_run(tmp_path):
     """Byte for byte: papermill's own cold kernel against a warm kernel that ran another chapter first.
 
-    (tests/test_determinism.py runs every chapter warm after others; nbval runs each cold.)
+    (tests/publish/test_determinism.py runs every chapter warm after others; nbval runs each cold.)
     """
     chapter = catalog.find("kafka_task_scaling")
     cards = {"cards_dir": str(tmp_path / "cards")}

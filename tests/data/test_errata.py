@@ -6,7 +6,7 @@ import json
 import pytest
 
 from conftest import ROOT
-from test_data_provenance import safe_eval
+from test_provenance import safe_eval
 
 ERRATA = list(csv.DictReader((ROOT / "data" / "errata.csv").open(encoding="utf-8")))
 DATASETS = {r["name"] for r in json.loads((ROOT / "data" / "datapackage.json").read_text())["resources"]}

@@ -31,7 +31,7 @@ def test_vendored_assets_present(built_book):
 
 
 def _pages():
-    from mqperf.publish.build import toc_files
+    from mqperf.catalog import toc_files
 
     return [f + ".html" for f in toc_files(ROOT)]
 

@@ -1,6 +1,6 @@
 """What-if charts in a real browser: each control moved, the page's answer checked against Python.
 
-Uses the built book and the headless Chromium of tests/test_browser.py (same fixtures, same
+Uses the built book and the headless Chromium of tests/publish/test_browser.py (same fixtures, same
 offline rule: any request off 127.0.0.1 is aborted and fails the test). The expected
 answers come from mqperf.models (usl, tls, queueing, costs) for the value the input holds
 after the move (a range input snaps to its step).

@@ -2,7 +2,7 @@
 
 Every string here is legal in a CSV cell or on a command line. Wherever one appears (a
 sentence, a table, a chart, a page title, a compare label, a fleet row) it must be shown as
-the characters it is and run nothing. Used by ``tests/test_injection.py`` (every chapter's
+the characters it is and run nothing. Used by ``tests/publish/test_injection.py`` (every chapter's
 analysis, and the pages of run, compare, fleet --reports and report build in Chromium).
 """
 
