@@ -51,7 +51,12 @@ def _conversion(path: Path) -> list[dict]:
         entries = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    return [e for e in entries if f"{e.get('input')}.csv" == path.name]
+    # An entry's "input" is the chapter ("<chapter>") for the main data, which is written as
+    # data.csv, or "<chapter>.<input>" for another input, written as <input>.csv.
+    def written_as(target: str) -> str:
+        return (target.split(".", 1)[1] if "." in target else "data") + ".csv"
+
+    return [e for e in entries if written_as(str(e.get("input", ""))) == path.name]
 
 
 def this_run(chapter: str, values: dict, book_data: bool) -> pd.DataFrame:
@@ -171,7 +176,8 @@ def section(results) -> pd.DataFrame:
     elif results.extrapolations:
         listed = "; ".join(results.extrapolations[:6]) + (f"; and {len(results.extrapolations) - 6:,} more"
                                                           if len(results.extrapolations) > 6 else "")
-        rows.append(("Extrapolations", f"{prose.count(len(results.extrapolations), 'answer')} leave the measured "
+        n = len(results.extrapolations)
+        rows.append(("Extrapolations", f"{prose.count(n, 'answer')} {'leaves' if n == 1 else 'leave'} the measured "
                                        f"range, each labelled where it is given: {listed}"))
     else:
         rows.append(("Extrapolations", f"no answer in this report ({results.answers}) leaves the measured range"))
