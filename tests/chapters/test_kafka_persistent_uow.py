@@ -236,7 +236,7 @@ def test_plan_batch_rounds_up_to_reach_the_fraction(tmp_path):
     assert row["beyond measured"]
     asked = plan[plan["why"].str.startswith("asked")].iloc[0]
     assert asked["rate (msg/s)"] == pytest.approx(100 / (t_c + 100 * t_m), rel=1e-6)
-    assert "(extrapolated)" in r.sentences()["plan_text"]
+    assert "; extrapolated)" in r.sentences()["plan_text"]
 
 
 def test_reader_errors(tmp_path):

@@ -116,12 +116,12 @@ _MESSAGE = re.compile(r"and a message (?P<v>[\d,.]+) µs")
 _XINF = re.compile(r"X∞ = (?P<v>[\d,.]+) msg/s|asymptote \((?P<w>[\d,.]+) msg/s\)")
 _B_FOR = re.compile(r"(?:reaches|reach) (?P<f>[\d.]+) % of (?:it|the asymptote) at (?P<b>[\d,.]+) messages per commit"
                     r"(?P<rest>(?:[^.;]|\.\d)*)|(?P<b2>[\d,.]+) messages per commit reach (?P<f2>[\d.]+) % of the "
-                    r"asymptote \((?P<r2>[\d,.]+) msg/s\)(?P<rest2>(?:[^;.]|\.\d)*)")
+                    r"asymptote \((?P<r2>[\d,.]+) msg/s(?P<rest2>[^)]*)\)")
 _GIVE = re.compile(r"(?P<b>[\d,.]+) messages per commit give (?P<r>[\d,.]+) msg/s(?P<rest>(?:[^.]|\.\d)*)")
 _LOG = re.compile(r"logs (?P<lm>[\d,.]+) bytes per message and (?P<lc>[\d,.]+) bytes per commit")
 _PRICE = re.compile(r"“(?P<op>[^”]+)” logs (?P<l>[\d,.]+) bytes per message, (?P<m>[\d,.]+) MB/s")
 _PRICE_AT = re.compile(r"At (?P<b>[\d,.]+) messages per commit")
-_OFF = re.compile(r"asymptote is off the reference rates? by (?P<e>-?[\d,.]+) %(?: to (?P<e2>-?[\d,.]+) %)?")
+_OFF = re.compile(r"off the reference rates? by (?P<e>-?[\d,.]+) %(?: to (?P<e2>-?[\d,.]+) %)?")
 
 
 def falsehoods(r, case: Case) -> list[tuple[str, str, str]]:

@@ -388,8 +388,8 @@ def check_sentences(checks: pd.DataFrame) -> list[str]:
                  f"{'lies' if inside == 1 else 'lie'} within that range")
         out.append(f"Across the readings of the ranged points, the asymptote runs from "
                    f"{prose.num(float(asym['readings: lowest X∞ (msg/s)'].min()), unit='msg/s')} to "
-                   f"{prose.num(float(asym['readings: highest X∞ (msg/s)'].max()), unit='msg/s')}, so the asymptote "
-                   f"is off the reference {'rates' if len(asym) > 1 else 'rate'} by {prose.pct(float(lo.min()))} to "
+                   f"{prose.num(float(asym['readings: highest X∞ (msg/s)'].max()), unit='msg/s')}, off the "
+                   f"reference {'rates' if len(asym) > 1 else 'rate'} by {prose.pct(float(lo.min()))} to "
                    f"{prose.pct(float(hi.max()))}: {where}. A range read from the source is not a confidence "
                    "interval, so this is a consistency check, not a test.")
         return out
@@ -476,11 +476,9 @@ def plan_sentences(plan: pd.DataFrame, fraction: float, plan_b: float, fits: Fit
         asked = g[g["why"].str.startswith("asked")].iloc[0]
         if len(need):
             n = need.iloc[0]
-            first = (f"In {prose.quoted(name)}, "
-                     + prose.extrapolated(f"{prose.num(n['messages per commit'])} messages per commit reach "
-                                          f"{_fraction_label(fraction)} of the asymptote "
-                                          f"({prose.num(n['rate (msg/s)'], unit='msg/s')})", n["beyond measured"])
-                     + "; ")
+            first = (f"In {prose.quoted(name)}, {prose.num(n['messages per commit'])} messages per commit reach "
+                     f"{_fraction_label(fraction)} of the asymptote ({prose.num(n['rate (msg/s)'], unit='msg/s')}"
+                     + ("; extrapolated); " if n["beyond measured"] else "); "))
         else:
             first = (f"In {prose.quoted(name)} the data cannot tell which unit of work reaches "
                      f"{_fraction_label(fraction)} of the asymptote (see the fit above); ")

@@ -197,8 +197,8 @@ def chart(pts: pd.DataFrame, lines: pd.DataFrame, *, y: str, y_title: str, title
     yenc = alt.Y(f"{y}:Q", title=y_title)
     drawn = alt.Chart(charts.rounded(lines, columns=["series", N, "curve", y])).mark_line().encode(
         x=xenc, y=yenc, color=colour, detail="curve:N",
-        strokeDash=alt.StrokeDash("curve:N", title=None, sort=["USL fit to the measurements", "MVA from the demands",
-                                                                 "asymptotic bound"]),
+        strokeDash=alt.StrokeDash("curve:N", title=None, sort=["USL fit to the measurements", "MVA fitted to the measurements",
+                                                                 "MVA from the figures", "the figures' asymptotic bound"]),
         tooltip=["series:N", "curve:N", f"{N}:Q", f"{y}:Q"])
     points = alt.Chart(charts.rounded(charts.sampled(measured, by=["series"]), columns=["series", N, y])).mark_point().encode(
         x=xenc, y=yenc, color=colour, tooltip=["series:N", f"{N}:Q", f"{y}:Q"])

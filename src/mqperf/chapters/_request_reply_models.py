@@ -76,17 +76,41 @@ def fits_frame(table: pd.DataFrame) -> pd.DataFrame:
     return table.replace([np.inf], np.nan)
 
 
+def calibrated_identification(cal: FitSet) -> str:
+    """What the MVA fits can claim, in words of their own (the USL's identification sentence is beside them)."""
+    res = cal.results
+    if not res:
+        return "No series has two or more client counts, so the MVA cannot be fitted to the measurements."
+    exact = [s for s, r in res.items() if r.exactly_identified]
+    stuck = [s for s, r in res.items() if r.df_resid <= 0 and not r.exactly_identified]
+    rest = [s for s, r in res.items() if r.df_resid > 0]
+    out = []
+    if stuck:
+        out.append(f"The MVA fitted to {prose.listing(prose.quoted(s) for s in stuck)} has no residual degrees of "
+                   "freedom, yet misses its points: read it as a description, not an estimate.")
+    if exact:
+        out.append(f"The MVA fitted to {prose.listing(prose.quoted(s) for s in exact)} is exactly identified (two "
+                   "client counts for two demands): it has no intervals.")
+    if rest:
+        out.append(f"The MVA fitted to {prose.listing(prose.quoted(s) for s in rest)} leaves residual degrees of "
+                   "freedom, and its demands have intervals.")
+    return " ".join(out)
+
+
 def calibrated_reading(cal: FitSet, pts: pd.DataFrame, ranking: pd.DataFrame, accepted: dict) -> list[str]:
-    """Per series: the bottleneck's demand and the ceiling, said only when the ranking does not reject
-    the model, its interval identifies D_q, and the rates reach :data:`LEVELLED` of the ceiling."""
+    """Per series: the bottleneck's demand and the ceiling, said only when the ranking does not prefer the
+    USL by 2 or more (rates that do not behave like a closed loop with one bottleneck), the interval
+    identifies D_q, and the rates reach :data:`LEVELLED` of the ceiling. When the MVA from the figures
+    wins, both are MVAs and the fitted one still reads the measured system."""
     def line(group, r) -> str:
         name, top = prose.quoted(group), int(pts.loc[pts["series"] == group, N].max())
         mine = ranking[(ranking["series"] == group) & (ranking["model"] == FITTED)]
         delta = float(mine["Δ (criterion)"].iloc[0]) if len(mine) else math.nan
         chosen = accepted.get(group)
-        if chosen is not None and chosen.kind != "fitted" and delta >= 2:
+        if chosen is not None and chosen.kind == "usl" and delta >= 2:
             return (f"{name}: the rates follow the {chosen.model} better than this one-queue MVA (its criterion is "
-                    f"{prose.num(delta)} higher in the ranking below), so its demand is no verdict on the system.")
+                    f"{prose.num(delta)} higher in the ranking below): they do not behave like a closed loop with "
+                    "one bottleneck, so its demand is no verdict on the system.")
         lo, hi = _interval(r, "d_queue")
         verdict = evidence.identified(lo * 1e6, hi * 1e6)
         share = 100 * float(np.max(r.y)) * r.d_queue

@@ -123,14 +123,14 @@ def resolve(p: dict, figures: dict) -> Demands:
             latency = float(row["low"])
             whose["log latency"] = "book"
             said.append(f"Log force, {prose.num(latency)} µs per forced write (the book's figure): {row['figure']} on "
-                        f"the same VM (`{p['log_disk']}`). A persistent message waits for two (its "
+                        f"the same VM (`{p['log_disk']}`). A persistent message waits for two of them (its "
                         "put's commit and its get's); concurrent commits share a write (group commit), so the "
                         "latency delays a request without queueing.")
         else:
             latency = float(p["log_latency_us"])
             whose["log latency"] = "yours"
             said.append(f"Log force, {prose.num(latency)} µs per forced write, as you gave it (`log_latency_us`); a "
-                        "persistent message waits for two.")
+                        "persistent message waits for two forced writes.")
     else:
         latency = float(p.get("log_latency_us") or 0.0)
     if p["network_rtt_us"] is None:

@@ -145,7 +145,8 @@ def analyse(p: dict):
                if row["rate of series"] != "none" else "no series (none is stated for it)")
             for row in priced.to_dict("records")))
     r.table("plan_log", plan_log, digits=4, caption="Log bytes per message and log bandwidth",
-            missing=no_log if log is None else "no operation's log bytes could be fitted, so there is nothing to price")
+            missing="without log bytes (see the log-bytes section) there is nothing to price" if log is None else
+            "no operation's log bytes could be fitted, so there is nothing to price")
     r.about("plan_about", about.ABOUT_PLAN)
 
     for name, card, result in parts.cards(fits, log_fits, src, log_src):

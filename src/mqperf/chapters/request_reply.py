@@ -147,8 +147,7 @@ def analyse(p: dict):
     r.table("ranking", ranking, caption="The models of the rate, ranked per series (lowest criterion accepted)",
             digits=4, missing="no series has a model to rank")
     r.text("ranking_text", prose.bullets(models.ranking_reading(ranking, accepted, how, example)[:NAMED]))
-    r.text("calibrated_text", prose.identification(cal.results) if cal.results else
-           "No series has two or more client counts, so the MVA cannot be fitted to the measurements.",
+    r.text("calibrated_text", models.calibrated_identification(cal),
            prose.bullets(models.calibrated_reading(cal, pts, ranking, accepted)[:NAMED]))
     r.checked("Model choice", "; ".join(f"{prose.quoted(s, markdown=False)}: {how[s]}" + (
         f" ({accepted[s].model})" if s in accepted else "") for s in list(how)[:NAMED]) or "no series")
