@@ -189,7 +189,7 @@ def falsehoods(r, case: Case) -> list[tuple[str, str, str]]:
 def _fewer_refits(monkeypatch):
     from mqperf.models import diagnostics
 
-    monkeypatch.setattr(diagnostics.bootstrap_conf_int, "__defaults__", (0.05, 39, diagnostics.SEED))
+    monkeypatch.setitem(diagnostics.bootstrap_conf_int.__kwdefaults__, "refits", 19)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -253,8 +253,7 @@ def _fewer_refits(monkeypatch):
     """Bootstrap intervals with fewer refits: the rules read verdicts, not the intervals' last digits."""
     from mqperf.models import diagnostics
 
-    monkeypatch.setattr(diagnostics, "REFITS", 39)
-    monkeypatch.setattr(diagnostics.bootstrap_conf_int, "__defaults__", (0.05, 39, diagnostics.SEED))
+    monkeypatch.setitem(diagnostics.bootstrap_conf_int.__kwdefaults__, "refits", 19)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
