@@ -8,10 +8,12 @@ default demands (the figures the chapter computes from its datasets), two messag
 
 * queue manager CPU 12 µs per message (MQPUT1 6–8 µs, midpoint 7, plus MQGET 5 µs);
 * log disk 2,580 bytes per message (2,088 put + 492 get, MP16) at 22,321,743 bytes/s (mqldt);
+* log force: two forced writes per message (the put's commit and the get's) of 713.826 µs each
+  (mqldt's average write latency on the same VM), a delay (concurrent commits share writes);
 * network 1,000 µs per message (one round trip at the healthy-nettime threshold), a delay.
 
-The log disk is the bottleneck (231 µs per request: at most 4,326 requests/s). Two series:
-no think time, and 5 ms of think time. Rate and response time each carry ±2 % noise from a
+The log disk is the bottleneck (231 µs per request: at most 4,326 requests/s); one client waits
+5.11 ms per request. Two series: no think time, and 5 ms of think time. Rate and response time each carry ±2 % noise from a
 fixed seed, and one row (12 clients, no think time) has its response time halved, as if
 measured over another window, so it breaks Little's law and the chapter flags it.
 ``.venv/bin/python tools/make_request_reply_example.py`` writes the same file on every run.
@@ -30,10 +32,10 @@ OUT = Path(__file__).resolve().parents[1] / "data" / "examples" / "request_reply
 MESSAGES = 2
 #: Seconds per request at each resource (the known truth the chapter's tests recover).
 DEMANDS = {"queue manager CPU": 12e-6 * MESSAGES, "log disk": 2580 / 22_321_743 * MESSAGES,
-           "network": 1000e-6 * MESSAGES}
-DELAY = ("network",)
+           "log force": 2 * 713.826e-6 * MESSAGES, "network": 1000e-6 * MESSAGES}
+DELAY = ("log force", "network")
 BOTTLENECK = "log disk"
-SERIES = {"no think time": (0.0, [1, 2, 4, 6, 8, 12, 16, 24, 32]),
+SERIES = {"no think time": (0.0, [1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64]),
           "think 5 ms": (5.0, [1, 2, 4, 8, 16, 24, 32, 48, 64, 96])}
 NOISE = 0.02
 #: (series, clients): the row measured over the wrong window (response time halved).

@@ -48,7 +48,8 @@ def test_book_reads_one_message_per_commit_and_keeps_the_stated_range():
     slow, fast = points.loc[2271], points.loc[27396]
     # "MQGET(success), MQGET(fail), commit" is one message; "2-3" is the other statement.
     assert (slow["msgs_per_commit"], slow["msgs_per_commit_low"], slow["msgs_per_commit_high"]) == (1, 1, 3)
-    assert (fast["msgs_per_commit"], fast["msgs_per_commit_low"], fast["msgs_per_commit_high"]) == (250, 250, 250)
+    # "up to 250" is a cap: read 250, with the putter's 100 to 250 as the range (the book's reading).
+    assert (fast["msgs_per_commit"], fast["msgs_per_commit_low"], fast["msgs_per_commit_high"]) == (250, 100, 250)
     assert book_points(3).set_index("rate_msg_s").loc[2271, "msgs_per_commit"] == 3
     with pytest.raises(ModelError, match="1-3"):
         book_points(5)
@@ -74,16 +75,31 @@ def test_book_fit_solves_the_two_equations_by_hand():
 def test_book_sensitivity_states_the_true_spread():
     r = book()
     sens = frame(r, "sensitivity").set_index("messages per commit read as")
-    assert list(sens.index) == ["1 / 250", "2 / 250", "3 / 250"]
+    assert list(sens.index) == [f"{a} / {b}" for a in (1, 2, 3) for b in (100, 175, 250)]
     assert sens.loc["1 / 250", "the data's reading"] and not sens.loc["3 / 250", "the data's reading"]
-    t_c3 = (1 / 2271 - 1 / 27396) / (1 / 3 - 1 / 250)
-    t_c1 = (1 / 2271 - 1 / 27396) / (1 - 1 / 250)
-    assert sens.loc["3 / 250", "× the data's commit time"] == pytest.approx(t_c3 / t_c1, rel=1e-6)
-    assert sens["msgs per commit for 90 % of X∞"].is_monotonic_increasing
+    def t_c(a, b):
+        return (1 / 2271 - 1 / 27396) / (1 / a - 1 / b)
+    assert sens.loc["3 / 250", "× the data's commit time"] == pytest.approx(t_c(3, 250) / t_c(1, 250), rel=1e-6)
+    assert sens.loc["3 / 100", "× the data's commit time"] == pytest.approx(t_c(3, 100) / t_c(1, 250), rel=1e-6)
     text = r.sentences()["sensitivity_text"]
-    assert "3.02×" in text  # not the "±20 %" the first edition reported
+    assert "3.08×" in text  # not the "±20 %" the first edition reported
     # The non-persistent rates sit closest to the one-message reading's asymptote.
     assert "“1 / 250” puts the asymptote closest" in text
+
+
+def test_book_asymptote_check_reads_up_to_250_as_a_range():
+    r = book()
+    checks = frame(r, "checks")
+    asym = checks[checks["check"].str.startswith("X∞")]
+    # 1/t_m across the readings: at 1 / 250 (the data's) and 3 / 100 (the highest).
+    def x_inf(a, b):
+        t_c = (1 / 2271 - 1 / 27396) / (1 / a - 1 / b)
+        return 1 / (1 / 27396 - t_c / b)
+    assert asym["readings: lowest X∞ (msg/s)"].tolist() == pytest.approx([x_inf(1, 250)] * 2, rel=1e-6)
+    assert asym["readings: highest X∞ (msg/s)"].tolist() == pytest.approx([x_inf(3, 100)] * 2, rel=1e-6)
+    text = r.sentences()["checks_text"]
+    # The sustainable 28,000 lies below the lowest reading (28,670); the peak 28,776 within.
+    assert "one of the two reference rates lies within that range" in text
 
 
 def test_the_middle_of_two_to_three_gives_the_first_editions_numbers():
@@ -154,7 +170,8 @@ def test_book_planning_and_log_pricing():
     l_m = (10 * 178 - 492) / 9
     expected = l_m + (492 - l_m) / 250
     assert at["log bytes per message"] == pytest.approx(expected, rel=1e-6)
-    assert at["log (MB/s)"] == pytest.approx(expected * 27396 / 1024 / 1024, rel=1e-3)
+    assert at["log (MB/s)"] == pytest.approx(expected * 27396 / 1e6, rel=1e-3)
+    assert at["rate of series"] == "source persistent, 1 task"  # the connector: it does the gets
     assert at["beyond measured"]
 
 
@@ -219,7 +236,7 @@ def test_plan_batch_rounds_up_to_reach_the_fraction(tmp_path):
     assert row["beyond measured"]
     asked = plan[plan["why"].str.startswith("asked")].iloc[0]
     assert asked["rate (msg/s)"] == pytest.approx(100 / (t_c + 100 * t_m), rel=1e-6)
-    assert "an extrapolation" in r.sentences()["plan_text"]
+    assert "; extrapolated)" in r.sentences()["plan_text"]
 
 
 def test_reader_errors(tmp_path):

@@ -107,18 +107,22 @@ def test_planning_and_sentences_agree_with_the_closed_form(tmp_path):
     props.assert_report_is_honest(r, r.fit_results)
     assert isinstance(r["flagged"], Missing)  # exact data keep Little's law exactly
     assert props.table(r, "mva_summary")["bottleneck"].tolist() == ["queue manager CPU"]
-    assert "the queue manager CPU is the bottleneck" in str(r["mva_text"])
+    assert "by your figures, the queue manager CPU would be the bottleneck" in str(r["mva_text"])
     compare = props.table(r, "mva")
     np.testing.assert_allclose(compare["MVA rate"], compare["measured rate"], rtol=1e-9)
+    # Exact data from the figures themselves: the figures' MVA (nothing fitted) wins the ranking,
+    # and the planning answers are the closed form's.
+    ranking = props.table(r, "ranking")
+    assert ranking.loc[ranking["accepted"], "model"].tolist() == ["MVA from your figures"]
     plan = props.table(r, "plan").set_index("model")
     x = np.array([_repairman(n, 200e-6, 2e-3) for n in range(1, 41)])
     resp_ms = (np.arange(1, 41) / x - 2e-3) * 1e3
     need = int(np.argmax(x >= 4000.0)) + 1
     most = int(np.nonzero(resp_ms <= 1.0)[0].max()) + 1
-    assert plan.loc["MVA", "clients for the target"] == need
-    assert plan.loc["MVA", "most clients within the limit"] == most
+    assert plan.loc["MVA from your figures", "clients for the target"] == need
+    assert plan.loc["MVA from your figures", "most clients within the limit"] == most
     text = str(r["plan_text"])
-    assert f"by the MVA reaches 4,000 requests/s with {props_words(need)} client" in text
+    assert f"by the MVA from your figures reaches 4,000 requests/s with {props_words(need)} client" in text
     assert f"within 1 ms up to {props_words(most)} clients" in text
 
 

@@ -25,11 +25,13 @@ NAMES = st.text(alphabet="abcXYZ /é日µ-_0123456789", min_size=1, max_size=8).
 def systems(draw):
     """Per-message figures (as the chapter's parameters), and 1–3 series of measurements."""
     params = {"cpu_us_per_msg": draw(st.floats(1, 500)), "log_bytes_per_msg": draw(st.sampled_from([0.0, 500.0, 2580.0])),
-              "log_mb_s": draw(st.floats(5, 500)), "network_rtt_us": draw(st.floats(0, 3000)),
-              "messages_per_request": draw(st.integers(1, 3))}
+              "log_mb_s": draw(st.floats(5, 500)), "log_latency_us": draw(st.sampled_from([0.0, 50.0, 700.0])),
+              "network_rtt_us": draw(st.floats(0, 3000)), "messages_per_request": draw(st.integers(1, 3))}
     m = params["messages_per_request"]
+    forces = 2 if params["log_bytes_per_msg"] > 0 else 0  # a persistent message waits for its put's and get's
     demands = {"queue manager CPU": params["cpu_us_per_msg"] * m * 1e-6,
                "log disk": params["log_bytes_per_msg"] / params["log_mb_s"] * m * 1e-6,
+               "log force": forces * params["log_latency_us"] * m * 1e-6,
                "network": params["network_rtt_us"] * m * 1e-6}
     noise = draw(st.sampled_from([0.0, 0.01]))
     seed = draw(st.integers(0, 2**16))
@@ -38,7 +40,7 @@ def systems(draw):
     for name in draw(st.lists(NAMES, min_size=1, max_size=3, unique_by=lambda s: s.replace("_", " "))):
         think_ms = draw(st.sampled_from([0.0, 1.0, 20.0]))
         clients = sorted(draw(st.sets(st.integers(1, 64), min_size=1, max_size=8)))
-        solved = mva.solve(demands, max(clients), think_s=think_ms / 1e3, delay=("network",))
+        solved = mva.solve(demands, max(clients), think_s=think_ms / 1e3, delay=("log force", "network"))
         x = np.array([solved.at(n)["throughput"] for n in clients]) * (1 + noise * rng.standard_normal(len(clients)))
         resp = np.array([solved.at(n)["response_s"] for n in clients]) * 1e3 * (1 + noise * rng.standard_normal(len(clients)))
         frames.append(pd.DataFrame({"series": name, "clients": clients, "rate_msg_s": x, "response_time_ms": resp,

@@ -99,3 +99,16 @@ def test_other_json_is_not_claimed(reference_dir, root):
     assert readers.detect(reference_dir / "formats" / "fio" / "vm_run_mqlog_5bsizes.json").name == "fio-json"
     for example in sorted((root / "data" / "examples").glob("*.csv")):
         assert readers.detect(example) is None, example.name
+
+
+def test_the_setup_the_events_state_goes_with_the_rows(folder, tmp_path):
+    # "queueMgrName": "datadog", "commandLevel": 802 (MQ 8.0), 21.13.46 to 21.14.16: 30 s.
+    path = folder / "statistics_mqi_datadog_sandbox.json"
+    rows = amqsevt.to_statistics(amqsevt.read([path]))
+    setup = rows.attrs["setup"]
+    assert setup["MQ version"] == "MQ 8.0 (command level 802)"
+    assert setup["interval length"] == "30 s" and setup["queue managers"] == "datadog"
+    assert "platform" not in setup  # the events do not say which operating system
+    values, _ = ingest.prepare("qm_statistics", [path], tmp_path)
+    record = json.loads((tmp_path / "conversion.json").read_text())
+    assert record[0]["setup"]["MQ version"] == "MQ 8.0 (command level 802)"

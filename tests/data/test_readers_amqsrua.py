@@ -131,3 +131,15 @@ def test_qmmonitor2_key_value_lines(tmp_path):
 def test_contract_csvs_are_not_claimed(root):
     for example in sorted((root / "data" / "examples").glob("*.csv")):
         assert readers.detect(example) is None, example.name
+
+
+def test_the_setup_the_publications_state_goes_with_the_rows(tmp_path):
+    two = SAMPLE + SAMPLE.replace("PutTime:13044235 Interval:10.000 seconds",
+                                  "PutTime:13054235 Interval:1 minutes,0.000 seconds")
+    path = tmp_path / "log.txt"
+    path.write_text(two)
+    setup = amqsrua.to_log(amqsrua.read([path])).attrs["setup"]
+    # PutTime 13:04:42.35 less 10 s; the second publication ran 60 s.
+    assert setup["interval length"] == "10 to 60 s (most often 10 s)"
+    assert setup["publications"] == "2 from 2018-03-31T13:04:32 (UTC)" and setup["tool"] == "amqsrua"
+    assert "MQ version" not in setup and "platform" not in setup  # amqsrua's lines state neither

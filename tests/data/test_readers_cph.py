@@ -68,3 +68,26 @@ def test_bad_cph_files(tmp_path):
 def test_contract_csvs_are_not_claimed(root):
     for example in sorted((root / "data" / "examples").glob("*.csv")):
         assert readers.detect(example) is None, example.name
+
+
+def test_the_rate_keeps_its_unit_round_trips_per_second(reference_dir, tmp_path):
+    path = reference_dir / "formats" / "cphtestp_results_readme_sample.txt"
+    rows = ingest.convert(ingest.route("kafka_task_scaling", [path])["data"], "kafka_task_scaling")
+    assert rows.frame["series"].tolist() == ["persistent 2048 bytes, round trips/s"]
+    assert any("round trips per second" in n for n in rows.notes)
+    assert rows.frame.attrs["setup"]["run started"] == "Tue Oct 16 15:47:52 UTC 2018"
+    raw = cph.read_raw([_run(tmp_path, "c.txt", ["rate=10.00,threads=1",
+                                                 "totalIterations=600,totalSeconds=60.00,avgRate=10.00"])])
+    assert raw["rate_unit"].tolist() == ["cph iterations/s"] and raw.attrs["setup"]["run length"] == "60 s"
+    assert any("Requester" in n for n in readers.notes(raw))
+
+
+def test_cphtestp_feeds_request_reply_with_littles_law_response_times(reference_dir, tmp_path):
+    lines = (reference_dir / "formats" / "cphtestp_results_readme_sample.txt").read_text().splitlines()
+    sweep = _run(tmp_path, "results.csv", lines + ["1,2048,4,3790.00,4.20,0.00,0.00,0.20,0.16,9.30"])
+    conv = ingest.convert(ingest.route("request_reply", [sweep])["data"], "request_reply")
+    frame = conv.frame
+    assert frame["clients"].tolist() == [1, 4] and frame["rate_msg_s"].tolist() == [1150.56, 3790.0]
+    # No response time in the file: threads / rate, in ms (1 / 1150.56 s = 0.869 ms).
+    assert frame["response_time_ms"].tolist() == pytest.approx([1000 / 1150.56, 4000 / 3790.0])
+    assert any("Little's law" in n for n in conv.notes)

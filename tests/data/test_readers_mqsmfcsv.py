@@ -90,3 +90,14 @@ def test_a_truncated_row_is_one_line(folder, tmp_path):
 def test_contract_csvs_are_not_claimed(root):
     for example in sorted((root / "data" / "examples").glob("*.csv")):
         assert readers.detect(example) is None, example.name
+
+
+def test_the_setup_the_smf_records_state_goes_with_the_rows(folder):
+    # Every SMF-*.csv row: LPAR "MV4A", MQ_Version ="100000" (10.0.0); Interval_Duration 59 to 1799,
+    # most rows 60 (the 1-minute statistics). TEST115: MQ_Version ="800", LPAR H019, one 1792 s interval.
+    setup = _stats(folder / "csv_SMF_MQ1000").attrs["setup"]
+    assert setup["MQ version"] == "MQ 10.0.0" and setup["platform"] == "z/OS (SMF records), LPAR MV4A"
+    assert setup["interval length"] == "59 to 1,799 s (most often 60 s)"
+    assert "MQ51" in setup["queue managers"]
+    old = _stats(folder / "csv_TEST115_TEST116").attrs["setup"]
+    assert (old["MQ version"], old["interval length"], old["queue managers"]) == ("MQ 8.0.0", "1,792 s", "MQPC")

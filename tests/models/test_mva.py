@@ -71,3 +71,45 @@ def test_asymptotic_bounds_hold_and_meet_at_the_knee():
     assert np.all(result.table["throughput"].to_numpy() <= every["throughput_bound"].to_numpy() * (1 + 1e-12))
     assert np.all(result.table["response_s"].to_numpy() >= every["response_bound_s"].to_numpy() * (1 - 1e-12))
     assert result.at(1)["throughput"] == pytest.approx(0.2)  # one client meets the light-load bound exactly
+
+
+# -- the one-queue MVA the measurements calibrate ---------------------------------------------------
+
+@pytest.mark.parametrize("d, dd, z", [(0.002, 0.008, 0.0), (0.5, 0.0, 2.0), (1e-5, 4e-5, 1e-3)])
+def test_one_queue_is_the_recursion_and_the_repairman_closed_form(d, dd, z):
+    solved = mva.solve({"q": d, "delay": dd}, 60, think_s=z, delay=("delay",))
+    n = np.arange(1, 61)
+    np.testing.assert_allclose(mva.one_queue(n, d, dd, z), solved.table["throughput"], rtol=1e-12)
+    if z + dd > 0:
+        np.testing.assert_allclose(mva.one_queue([7], d, dd, z), [_repairman(7, d, z + dd)], rtol=1e-12)
+
+
+@pytest.mark.parametrize("d, zp", [(1e-3, 10.0), (2e-3, 0.01), (0.3, 0.3)])
+def test_the_closed_form_past_the_recursion_agrees_with_it(monkeypatch, d, zp):
+    n = np.array([1, 3, 40, 700])
+    by_recursion = mva.one_queue(n, d, zp, 0.0)
+    monkeypatch.setattr(mva, "RECURSION_MAX", 0)  # every N by the closed form in log space
+    np.testing.assert_allclose(mva.one_queue(n, d, zp, 0.0), by_recursion, rtol=1e-9)
+
+
+def test_fit_recovers_the_demands_of_exact_rates_and_their_ceiling():
+    n = np.array([1, 2, 4, 8, 16, 32, 64])
+    x = mva.one_queue(n, 250e-6, 3e-3, 5e-3)
+    res = mva.fit(n, x, think_s=5e-3)
+    assert res.d_queue == pytest.approx(250e-6, rel=1e-6) and res.d_delay == pytest.approx(3e-3, rel=1e-6)
+    assert res.ceiling == pytest.approx(4000, rel=1e-6)
+    np.testing.assert_allclose(res.response_s(n), n / x - 5e-3, rtol=1e-6)
+
+
+def test_fit_on_noisy_rates_covers_the_true_demand():
+    rng = np.random.default_rng(3)
+    n = np.array([1, 2, 4, 6, 8, 12, 16, 24, 32, 48])
+    x = mva.one_queue(n, 400e-6, 2e-3, 0.0) * rng.normal(1, 0.01, n.size)
+    res = mva.fit(n, x)
+    lo, hi = res.conf_int().loc["d_queue"]
+    assert lo < 400e-6 < hi and hi / lo < 1.2
+
+
+def test_fit_needs_two_client_counts():
+    with pytest.raises(ModelError, match="two distinct client counts"):
+        mva.fit([4, 4], [100.0, 101.0])

@@ -42,7 +42,7 @@ def book_pdf(built_book, tmp_path_factory):
 
 
 def _html_pages():
-    from mqperf.publish.build import toc_files
+    from mqperf.catalog import toc_files
 
     return [ROOT / "_build" / "html" / (f + ".html") for f in toc_files(ROOT)]
 

@@ -1,5 +1,10 @@
 """The persistent-messages chapter's log-bytes steps: L(b) = l_m + l_c/b per operation, the
-mixed fit it warns against, and the log bytes and bandwidth at a planned unit of work."""
+mixed fit it warns against, and the log bytes and bandwidth at a planned unit of work.
+
+An operation's log bandwidth is its bytes per message times the rate of the series that does
+that operation (the getter's log at the getter's rate): :func:`pairing` reads which series that
+is from the rows that carry both, or takes the only throughput series there is, and says so; an
+operation no series is stated for gets no bandwidth."""
 
 from __future__ import annotations
 
@@ -42,8 +47,12 @@ def fit_log(log: pd.DataFrame | None, src) -> FitSet | None:
 
 def log_table(fits: FitSet) -> pd.DataFrame:
     def columns(r) -> dict:
-        return {"bytes per message l_m": r.l_m, "bytes per commit l_c": r.l_c,
-                "bytes per message at 1 per commit": r.l_m + r.l_c,
+        ci = r.conf_int() if r.df_resid > 0 else None
+        row = {"bytes per message l_m": r.l_m, "bytes per commit l_c": r.l_c}
+        if ci is not None:
+            row.update({"l_m 95 % lower": ci.loc["l_m", "lower"], "l_m 95 % upper": ci.loc["l_m", "upper"],
+                        "l_c 95 % lower": ci.loc["l_c", "lower"], "l_c 95 % upper": ci.loc["l_c", "upper"]})
+        return {**row, "bytes per message at 1 per commit": r.l_m + r.l_c,
                 "msgs per commit within 10 % of l_m": r.batch_for_excess(0.1) if r.l_m > 0 else math.nan,
                 "residual df": r.df_resid, "identification": r.identification}
 
@@ -51,11 +60,22 @@ def log_table(fits: FitSet) -> pd.DataFrame:
 
 
 def log_sentences(fits: FitSet) -> list[str]:
+    from mqperf.chapters._kafka_persistent_uow_parts import known, why_not
+
     def line(group, r) -> str:
-        within = (f"; {prose.num(r.batch_for_excess(0.1))} messages per commit bring a message within 10 % of l_m"
-                  if r.l_m > 0 else "; l_m is 0, so every byte is per commit")
-        return (f"{prose.quoted(group)} logs {prose.num(r.l_m)} bytes per message and {prose.num(r.l_c)} bytes "
-                f"per commit{within}.")
+        (lm, lm_lo, lm_hi), (lc, lc_lo, lc_hi) = known(r, "l_m", 1.0), known(r, "l_c", 1.0)
+        name = prose.quoted(group)
+        if lm == "unknown":
+            return f"In {name} the data cannot tell the log bytes per message l_m ({why_not(lm_lo, lm_hi, 'bytes')})."
+        if lc == "unknown":
+            return (f"{name} logs {prose.num(r.l_m)} bytes per message; the data cannot tell the bytes per commit l_c "
+                    f"({why_not(lc_lo, lc_hi, 'bytes')}).")
+        if r.l_m <= 0:
+            return f"{name} logs {prose.num(r.l_c)} bytes per commit; l_m is 0, so every byte is per commit."
+        b_max, within = float(np.max(r.x)), r.batch_for_excess(0.1)
+        return (f"{name} logs {prose.num(r.l_m)} bytes per message and {prose.num(r.l_c)} bytes per commit; "
+                + prose.extrapolated(f"{prose.num(within)} messages per commit bring a message within 10 % of l_m",
+                                     within > b_max) + ".")
 
     return prose.per_fit(fits, line)
 
@@ -102,27 +122,58 @@ def log_chart(log: pd.DataFrame, fits: FitSet):
                                      y_title="log bytes per message", title="MQ log bytes per message, L(b) = l_m + l_c/b")
 
 
-def plan_log(log_fits: FitSet, fits: FitSet, plan_b: float) -> pd.DataFrame | None:
+def pairing(log: pd.DataFrame | None, data: pd.DataFrame, fits: FitSet, separate: bool) -> dict[str, tuple[str, str]]:
+    """Operation -> (throughput series whose rate it runs at, how that is known)."""
+    if log is None:
+        return {}
+    fitted = list(fits.results)
+    out = {}
+    if not separate and "series" in data and "operation" in data:
+        rows = data.dropna(subset=["operation"])
+        for op, g in rows.groupby(rows["operation"].astype(str), sort=False):
+            mine = [s for s in dict.fromkeys(g["series"].astype(str)) if s in fitted]
+            if len(mine) == 1:
+                out[op] = (mine[0], "its rows' series")
+    if len(fitted) == 1:
+        for op in dict.fromkeys(log["operation"]):
+            out.setdefault(op, (fitted[0], "the only throughput series"))
+    return out
+
+
+def plan_log(log_fits: FitSet, fits: FitSet, plan_b: float, pairs: dict) -> pd.DataFrame | None:
     if not log_fits.results:
         return None
-    name, r_x = next(iter(fits.results.items()))
-    rate = float(r_x.predict([plan_b])[0])
     rows = []
     for op, r in log_fits.results.items():
+        series, how = pairs.get(op, (None, "no series is stated for this operation"))
+        rate = float(fits.results[series].predict([plan_b])[0]) if series else math.nan
+        b_rate = float(np.max(fits.results[series].x)) if series else math.inf
         for b in sorted({1.0, 10.0, float(plan_b)}):
             per = float(r.predict([b])[0])
             row = {"operation": op, "messages per commit": b, "log bytes per message": per,
                    "% above l_m": (per / r.l_m - 1) * 100 if r.l_m > 0 else math.nan,
                    "beyond measured": b > float(np.max(r.x))}
             if b == float(plan_b):
-                row.update({"at rate (msg/s)": rate, "log (MB/s)": per * rate / 1024 / 1024})
+                row.update({"rate of series": series or "none", "which series": how, "at rate (msg/s)": rate,
+                            "rate beyond measured": bool(series) and b > b_rate,
+                            "log (MB/s)": per * rate / 1e6})
             rows.append(row)
     return pd.DataFrame(rows)
 
 
 def plan_log_sentence(table: pd.DataFrame, plan_b: float) -> str:
     at = table[table["messages per commit"] == float(plan_b)]
-    parts = [f"{prose.quoted(row['operation'])} logs {prose.num(row['log bytes per message'])} bytes per message, "
-             f"{prose.num(row['log (MB/s)'], unit='MB/s')}" for _, row in at.iterrows()]
-    return (f"At {prose.num(plan_b)} messages per commit and the {prose.num(at['at rate (msg/s)'].iloc[0], unit='msg/s')} "
-            f"the throughput fit gives for it, {prose.listing(parts)}.")
+    parts = []
+    for _, row in at.iterrows():
+        op = prose.quoted(row["operation"])
+        beyond = bool(row["beyond measured"] or row["rate beyond measured"])
+        if row["rate of series"] == "none":
+            parts.append(prose.extrapolated(f"{op} logs {prose.num(row['log bytes per message'])} bytes per message",
+                                            bool(row["beyond measured"]))
+                         + " (no series is stated for it, so no log bandwidth)")
+            continue
+        parts.append(f"{op} logs {prose.num(row['log bytes per message'])} bytes per message, "
+                     f"{prose.num(row['log (MB/s)'], unit='MB/s')} at the rate of {prose.quoted(row['rate of series'])} "
+                     f"({prose.num(row['at rate (msg/s)'], unit='msg/s')}; {row['which series']}"
+                     + ("; extrapolated)" if beyond else ")"))
+    return f"At {prose.num(plan_b)} messages per commit, {prose.listing(parts)}."

@@ -56,11 +56,11 @@ def throughput_points(frame: pd.DataFrame, b_read: float | None) -> pd.DataFrame
         if not ranged.any():
             raise ModelError(f"b_put_commit = {b_read:g}: no point gives its messages per commit as a range "
                              f"({LOW} to {HIGH}), so there is nothing to read it into")
-        outside = ranged & ((frame[LOW] > b_read) | (frame[HIGH] < b_read))
-        if outside.any():
-            lo, hi = frame.loc[outside, LOW].iloc[0], frame.loc[outside, HIGH].iloc[0]
-            raise ModelError(f"b_put_commit must lie in the stated range {lo:g}-{hi:g}, not {b_read:g}")
-        frame.loc[ranged, B] = float(b_read)
+        inside = ranged & (frame[LOW] <= b_read) & (frame[HIGH] >= b_read)
+        if not inside.any():
+            stated = ", ".join(dict.fromkeys(f"{lo:g}-{hi:g}" for lo, hi in zip(frame.loc[ranged, LOW], frame.loc[ranged, HIGH])))
+            raise ModelError(f"b_put_commit must lie in a stated range ({stated}), not {b_read:g}")
+        frame.loc[inside, B] = float(b_read)  # the point(s) whose stated range holds it
     frame[B] = frame[B].astype(float)
     frame[X] = frame[X].astype(float)
     return aggregate.means(frame[["series", B, LOW, HIGH, X, "basis"]], ["series", B], [X]).reset_index(drop=True)
@@ -155,19 +155,67 @@ def parameter_table(fits: FitSet) -> pd.DataFrame | None:
                                  "lower": "95 % lower (µs)", "upper": "95 % upper (µs)"}).drop(columns="unit")
 
 
+def known(r, name: str, scale: float = 1e6) -> tuple[str, float, float]:
+    """Whether the data tell a parameter: ("exact" | "identified" | "bound" | "unknown", low, high), the
+    interval times ``scale`` (seconds to µs by default).
+
+    An exactly identified fit states its values with no interval (two equations, two unknowns); a
+    parameter its bound holds is at the bound; otherwise its 95 % interval must identify it
+    (:func:`mqperf.models.evidence.identified`: finite, positive, within a factor 10).
+    """
+    from mqperf.models import evidence
+
+    if r.df_resid <= 0:
+        return "exact", math.nan, math.nan
+    if name in r.active_bounds:
+        return "bound", math.nan, math.nan
+    ci = r.conf_int().loc[name] * scale
+    lo, hi = float(ci["lower"]), float(ci["upper"])
+    return ("identified" if evidence.identified(lo, hi) else "unknown"), lo, hi
+
+
+def why_not(lo: float, hi: float, unit: str = "µs") -> str:
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "it has no finite interval"
+    return f"its {prose.interval(lo, hi, unit)} " + ("reaches zero" if lo <= 0 else "spans more than a factor 10")
+
+
+def asymptote_known(r) -> bool:
+    return r.t_m > 0 and known(r, "t_m")[0] in ("exact", "identified")
+
+
+def batch_known(r) -> bool:
+    return asymptote_known(r) and r.t_c > 0 and known(r, "t_c")[0] in ("exact", "identified")
+
+
 def fit_sentences(fits: FitSet, fraction: float) -> list[str]:
     def line(group, r) -> str:
         b_max = float(np.max(r.x))
+        name = prose.quoted(group)
+        (tc, tc_lo, tc_hi), (tm, tm_lo, tm_hi) = known(r, "t_c"), known(r, "t_m")
         if r.t_m <= 0:
-            return (f"In {prose.quoted(group)} a commit takes {prose.num(r.t_c * 1e6, unit='µs')} and the time "
+            return (f"In {name} a commit takes {prose.num(r.t_c * 1e6, unit='µs')} and the time "
                     "per message is 0: the rate grows in proportion to the unit of work, with no asymptote.")
-        if r.t_c <= 0:
-            return (f"In {prose.quoted(group)} the commit time is 0: the rate does not depend on the unit of "
-                    f"work, {prose.num(_x_max(r), unit='msg/s')} at any size.")
-        return (f"In {prose.quoted(group)} a commit takes {prose.num(r.t_c * 1e6, unit='µs')} and a message "
+        if tm == "unknown":
+            commit = (f" A commit takes {prose.num(r.t_c * 1e6, unit='µs')} ({prose.interval(tc_lo, tc_hi, 'µs')})."
+                      if tc == "identified" else "")
+            return (f"In {name} the data cannot tell the time per message ({why_not(tm_lo, tm_hi)}), so not the "
+                    f"asymptote either: up to {prose.num(b_max)} messages per commit the rate has not levelled off "
+                    f"enough to show it.{commit}")
+        if r.t_c <= 0 or tc == "bound":
+            return (f"In {name} the commit time is 0: the rate does not depend on the unit of work, "
+                    f"{prose.num(_x_max(r), unit='msg/s')} at any size.")
+        if tc == "unknown":
+            return (f"In {name} the data cannot tell the commit time ({why_not(tc_lo, tc_hi)}); a message takes "
+                    f"{prose.num(r.t_m * 1e6, unit='µs')}, so the rate approaches X∞ = "
+                    f"{prose.num(_x_max(r), unit='msg/s')}, and the unit of work that reaches "
+                    f"{_fraction_label(fraction)} of it cannot be told.")
+        need = _b_for(r, fraction)
+        return (f"In {name} a commit takes {prose.num(r.t_c * 1e6, unit='µs')} and a message "
                 f"{prose.num(r.t_m * 1e6, unit='µs')}: the rate approaches X∞ = {prose.num(_x_max(r), unit='msg/s')}, "
-                f"reaches {_fraction_label(fraction)} of it at {prose.num(_b_for(r, fraction))} messages per commit, "
-                f"and the largest measured unit of work ({prose.num(b_max)} messages) reaches "
+                + prose.extrapolated(f"reaches {_fraction_label(fraction)} of it at {prose.num(need)} messages per "
+                                     "commit", need > b_max)
+                + f", and the largest measured unit of work ({prose.num(b_max)} messages) reaches "
                 f"{prose.pct(float(r.predict([b_max])[0]) * r.t_m * 100)} of it.")
 
     return prose.per_fit(fits, line)
@@ -284,7 +332,9 @@ def references(which: str, rate: float | None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["reference", "rate_msg_s"])
 
 
-def validation(points: pd.DataFrame, fits: FitSet, refs: pd.DataFrame) -> pd.DataFrame:
+def validation(points: pd.DataFrame, fits: FitSet, refs: pd.DataFrame, sens: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Leave-one-out predictions, and the asymptote against each reference rate: from the data's
+    reading, and across the readings of any ranged point (a range like "up to 250" is a range)."""
     rows = []
     for name, r in fits.results.items():
         g = points[points["series"] == name]
@@ -293,10 +343,23 @@ def validation(points: pd.DataFrame, fits: FitSet, refs: pd.DataFrame) -> pd.Dat
             for row in loo.itertuples(index=False):
                 rows.append({"series": name, "check": f"leave out b = {prose.num(row[1], 6)}", "measured (msg/s)": row[2],
                              "predicted (msg/s)": row[3], "error (%)": row[4]})
+        if not asymptote_known(r):
+            continue
+        readings = sens[sens["series"] == name]["x_max"] if sens is not None and not sens.empty else pd.Series([], dtype=float)
+        readings = readings[np.isfinite(readings)]
         for ref in refs.itertuples():
-            rows.append({"series": name, "check": f"X∞ against {ref.reference}", "measured (msg/s)": ref.rate_msg_s,
-                         "predicted (msg/s)": _x_max(r), "error (%)": (_x_max(r) / ref.rate_msg_s - 1) * 100})
-    return pd.DataFrame(rows, columns=["series", "check", "measured (msg/s)", "predicted (msg/s)", "error (%)"])
+            row = {"series": name, "check": f"X∞ against {ref.reference}", "measured (msg/s)": ref.rate_msg_s,
+                   "predicted (msg/s)": _x_max(r), "error (%)": (_x_max(r) / ref.rate_msg_s - 1) * 100}
+            if len(readings):
+                row.update({"readings: lowest X∞ (msg/s)": float(readings.min()),
+                            "readings: highest X∞ (msg/s)": float(readings.max()),
+                            "readings: error from (%)": (float(readings.min()) / ref.rate_msg_s - 1) * 100,
+                            "readings: error to (%)": (float(readings.max()) / ref.rate_msg_s - 1) * 100})
+            rows.append(row)
+    columns = ["series", "check", "measured (msg/s)", "predicted (msg/s)", "error (%)"]
+    table = pd.DataFrame(rows)
+    return table.reindex(columns=columns + [c for c in table.columns if c not in columns]) if rows else \
+        pd.DataFrame(columns=columns)
 
 
 class _NoSource:
@@ -312,19 +375,36 @@ def check_sentences(checks: pd.DataFrame) -> list[str]:
         out.append(f"Left out in turn, each point is predicted by the refit from the others within "
                    f"{prose.pct(float(loo['error (%)'].abs().max()))}.")
     asym = checks[checks["check"].str.startswith("X∞")]
-    if len(asym):
-        err = asym["error (%)"].astype(float)
-        if (err > 0).all():
-            side = ("above every non-persistent rate given: the expected side, as a non-persistent commit is "
-                    "cheap but not free, so its rate sits a little below 1/t_m")
-        elif (err < 0).all():
-            side = ("below every non-persistent rate given: a persistent asymptote should not lie below a "
-                    "non-persistent rate, so the fit's time per message is too long for these data")
-        else:
-            side = "on both sides of the non-persistent rates given"
-        out.append(f"The asymptote is off the reference rates by {prose.pct(float(err.min()))} to "
-                   f"{prose.pct(float(err.max()))}, {side}." if len(err) > 1 else
-                   f"The asymptote is off the reference rate by {prose.pct(float(err.iloc[0]))}, {side}.")
+    if not len(asym):
+        return out
+    ranged = "readings: error from (%)" in asym and asym["readings: error from (%)"].notna().any()
+    if ranged:
+        lo = asym["readings: error from (%)"].astype(float)
+        hi = asym["readings: error to (%)"].astype(float)
+        inside = int(((lo <= 0) & (hi >= 0)).sum())
+        where = ("every reference rate lies within that range" if inside == len(asym) else
+                 "no reference rate lies within that range" if inside == 0 else
+                 f"{prose.count(inside, 'x').split()[0]} of the {prose.count(len(asym), 'reference rate')} "
+                 f"{'lies' if inside == 1 else 'lie'} within that range")
+        out.append(f"Across the readings of the ranged points, the asymptote runs from "
+                   f"{prose.num(float(asym['readings: lowest X∞ (msg/s)'].min()), unit='msg/s')} to "
+                   f"{prose.num(float(asym['readings: highest X∞ (msg/s)'].max()), unit='msg/s')}, off the "
+                   f"reference {'rates' if len(asym) > 1 else 'rate'} by {prose.pct(float(lo.min()))} to "
+                   f"{prose.pct(float(hi.max()))}: {where}. A range read from the source is not a confidence "
+                   "interval, so this is a consistency check, not a test.")
+        return out
+    err = asym["error (%)"].astype(float)
+    if (err > 0).all():
+        side = ("above every non-persistent rate given: the expected side, as a non-persistent commit is "
+                "cheap but not free, so its rate sits a little below 1/t_m")
+    elif (err < 0).all():
+        side = ("below every non-persistent rate given: a persistent asymptote should not lie below a "
+                "non-persistent rate, so the fit's time per message is too long for these data")
+    else:
+        side = "on both sides of the non-persistent rates given"
+    out.append(f"The asymptote is off the reference rates by {prose.pct(float(err.min()))} to "
+               f"{prose.pct(float(err.max()))}, {side}." if len(err) > 1 else
+               f"The asymptote is off the reference rate by {prose.pct(float(err.iloc[0]))}, {side}.")
     return out
 
 
@@ -371,36 +451,41 @@ def what_if_sentence(table: pd.DataFrame, plan_b: float) -> str:
 # -- planning --------------------------------------------------------------------------------------------
 
 def plan_batch(fits: FitSet, fraction: float, plan_b: float) -> pd.DataFrame:
+    """Per series: the unit of work reaching ``fraction`` of X∞ (where the data tell both times) and
+    the rate at ``plan_b``, each flagged when it lies beyond the largest measured unit of work."""
     rows = []
     for name, r in fits.results.items():
         b_max = float(np.max(r.x))
         asks = []
-        if r.t_m > 0:
+        if batch_known(r):
             need = max(1, math.ceil(round(r.batch_for_fraction(fraction), 9)))  # a unit of work holds a message
             asks.append((need, f"reaches {_fraction_label(fraction)} of X∞"))
         asks.append((plan_b, "asked for (plan_batch)"))
         for b, why in asks:
             x = float(r.predict([b])[0])
             rows.append({"series": name, "messages per commit": b, "why": why, "rate (msg/s)": x,
-                         "% of X∞": x * r.t_m * 100 if r.t_m > 0 else math.nan, "beyond measured": b > b_max})
+                         "% of X∞": x * r.t_m * 100 if asymptote_known(r) else math.nan,
+                         "beyond measured": b > b_max})
     return pd.DataFrame(rows)
 
 
-def plan_sentences(plan: pd.DataFrame, fraction: float, plan_b: float) -> list[str]:
+def plan_sentences(plan: pd.DataFrame, fraction: float, plan_b: float, fits: FitSet | None = None) -> list[str]:
     out = []
     for name, g in plan.groupby("series", sort=False):
         need = g[g["why"].str.startswith("reaches")]
         asked = g[g["why"].str.startswith("asked")].iloc[0]
-        first = ""
         if len(need):
             n = need.iloc[0]
-            past = (" (beyond the largest measured unit of work: an extrapolation)" if n["beyond measured"] else "")
             first = (f"In {prose.quoted(name)}, {prose.num(n['messages per commit'])} messages per commit reach "
-                     f"{_fraction_label(fraction)} of the asymptote ({prose.num(n['rate (msg/s)'], unit='msg/s')}){past}; ")
+                     f"{_fraction_label(fraction)} of the asymptote ({prose.num(n['rate (msg/s)'], unit='msg/s')}"
+                     + ("; extrapolated); " if n["beyond measured"] else "); "))
+        else:
+            first = (f"In {prose.quoted(name)} the data cannot tell which unit of work reaches "
+                     f"{_fraction_label(fraction)} of the asymptote (see the fit above); ")
         tail = f", {prose.pct(asked['% of X∞'])} of X∞" if not math.isnan(asked["% of X∞"]) else ""
-        past = " (an extrapolation)" if asked["beyond measured"] else ""
-        out.append(f"{first or f'In {prose.quoted(name)}, '}{prose.num(plan_b)} messages per commit give "
-                   f"{prose.num(asked['rate (msg/s)'], unit='msg/s')}{tail}{past}.")
+        out.append(first + prose.extrapolated(f"{prose.num(plan_b)} messages per commit give "
+                                              f"{prose.num(asked['rate (msg/s)'], unit='msg/s')}{tail}",
+                                              asked["beyond measured"]) + ".")
     return out
 
 

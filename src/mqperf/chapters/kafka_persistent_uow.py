@@ -52,6 +52,8 @@ def analyse(p: dict):
 
     src = views.describe(p["data"])
     r = Results(book_data=src.book_data, source=src.name)
+    r.answers = ("messages per commit for the fraction of the asymptote, and the rate and log bandwidth at the "
+                 "planned unit of work, per series")
     points = parts.throughput_points(views.open(p["data"], CHAPTER), p.get("b_put_commit"))
     r.points = points
     fits = parts.fit_throughput(points, src)
@@ -84,8 +86,8 @@ def analyse(p: dict):
 
     # -- L(b) --------------------------------------------------------------------------------
     log_src = views.describe(p["log_bytes"]) if p["log_bytes"] else src
-    log = logs.log_points(views.open(p["log_bytes"], CHAPTER, "log_bytes") if p["log_bytes"] else None,
-                           views.open(p["data"], CHAPTER))
+    data = views.open(p["data"], CHAPTER)
+    log = logs.log_points(views.open(p["log_bytes"], CHAPTER, "log_bytes") if p["log_bytes"] else None, data)
     log_fits = logs.fit_log(log, log_src)
     r.fit_results.update({f"log bytes, {k}": v for k, v in log_fits.results.items()} if log_fits else {})
     r.about("log_sources", about.ABOUT_LOG)
@@ -109,7 +111,7 @@ def analyse(p: dict):
                 missing="no operation has two unit-of-work sizes, so there is no log-bytes curve to draw")
 
     # -- checks ------------------------------------------------------------------------------
-    checks = parts.validation(points, fits, refs)
+    checks = parts.validation(points, fits, refs, sens)
     r.text("checks_text", *parts.check_sentences(checks))
     r.table("checks", checks, digits=5, caption="Predictions the fits did not use",
             missing="no series has three or more unit-of-work sizes to leave one out, and no non-persistent "
@@ -124,12 +126,27 @@ def analyse(p: dict):
 
     # -- planning ----------------------------------------------------------------------------
     plan = parts.plan_batch(fits, p["fraction"], p["plan_batch"])
+    for row in plan[plan["beyond measured"]].to_dict("records"):
+        r.extrapolated(f"{prose.quoted(row['series'], markdown=False)}: {prose.num(row['messages per commit'])} "
+                       f"messages per commit ({row['why']}), past the largest measured unit of work")
     r.text("plan_text", *parts.plan_sentences(plan, p["fraction"], p["plan_batch"]))
     r.table("plan", plan, digits=5, caption="Messages per commit and the rate they give")
-    plan_log = logs.plan_log(log_fits, fits, p["plan_batch"]) if log_fits else None
+    pairs = logs.pairing(log, data, fits, separate=bool(p["log_bytes"]))
+    plan_log = logs.plan_log(log_fits, fits, p["plan_batch"], pairs) if log_fits else None
     r.text("plan_log_text", logs.plan_log_sentence(plan_log, p["plan_batch"]) if plan_log is not None else None)
+    if plan_log is not None:
+        priced = plan_log[plan_log["messages per commit"] == float(p["plan_batch"])]
+        for row in priced[priced["beyond measured"] | priced["rate beyond measured"].fillna(False)].to_dict("records"):
+            r.extrapolated(f"{prose.quoted(row['operation'], markdown=False)}: log bytes and bandwidth at "
+                           f"{prose.num(p['plan_batch'])} messages per commit, past the measured units of work")
+        r.checked("Log bandwidth", "; ".join(
+            f"{prose.quoted(row['operation'], markdown=False)} at the rate of "
+            + (f"{prose.quoted(row['rate of series'], markdown=False)} ({row['which series']})"
+               if row["rate of series"] != "none" else "no series (none is stated for it)")
+            for row in priced.to_dict("records")))
     r.table("plan_log", plan_log, digits=4, caption="Log bytes per message and log bandwidth",
-            missing=no_log if log is None else "no operation's log bytes could be fitted, so there is nothing to price")
+            missing="without log bytes (see the log-bytes section) there is nothing to price" if log is None else
+            "no operation's log bytes could be fitted, so there is nothing to price")
     r.about("plan_about", about.ABOUT_PLAN)
 
     for name, card, result in parts.cards(fits, log_fits, src, log_src):

@@ -40,7 +40,13 @@ def analyse(p: dict):
 
     src = views.describe(p["data"], CHAPTER)
     r = Results(book_data=src.book_data, source=src.name)
-    stats = parts.prepare(views.open(p["data"], CHAPTER))
+    r.answers = "busy periods, log bytes per message and the CPU of the connection rate, all within the measured intervals"
+    opened = views.open(p["data"], CHAPTER)
+    r.setup.update(opened.attrs.get("setup", {}))  # what a tool's files state (SMF, amqsevt, amqsrua)
+    stats = parts.prepare(opened)
+    r.checked("Rates", "each interval's rate is its count over its length (interval_s); a rate over several "
+                       "intervals (a busy period, the log, commits, CPU) is their total count over their total length, "
+                       "never a mean of their rates")
     r.points = stats
     example = Path(str(p["data"])).name == EXAMPLE and Path(str(p["data"])).parent.name == "examples"
     r.text("read", parts.what_was_read(stats, synthetic=example))
@@ -63,7 +69,7 @@ def analyse(p: dict):
             missing=parts.MISSING_LOG if log.empty else None)
     r.text("log_text", parts.log_reading(log, published))
     r.table("log_reference", parts.published_log_table(published), caption="Published log bytes per message "
-            "(MP16, quoted in the Kafka persistent-messages chapter)", digits=4)
+            "(MP16, quoted in the Kafka persistent-messages chapter): the book's figures for 1 KB messages", digits=4)
 
     # -- commits ---------------------------------------------------------------------------------
     commits = parts.commit_table(stats, found)

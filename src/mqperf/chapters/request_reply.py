@@ -2,10 +2,13 @@
 
 ``analyse`` checks every row of a closed-loop measurement against Little's law, fits the USL
 to the rate against clients and reads the response time it implies
-(:mod:`._request_reply_fits`), and sets an exact mean-value analysis from per-message service
-demands beside the measurements, with the bottleneck named and the asymptotic bounds
-(:mod:`._request_reply_mva`). The demands default to the book's own figures (CPU of the MQ
-verbs, log bytes per message, a log disk's bandwidth, a network round trip), each named.
+(:mod:`._request_reply_fits`); fits a one-queue MVA to the rates, which gives the reader's own
+bottleneck demand and ceiling where the data identify them, and ranks the three models of the
+rate by AICc, planning with the winner (:mod:`._request_reply_models`); and sets an exact
+mean-value analysis from per-message demand figures beside the measurements
+(:mod:`._request_reply_mva`). The figures default to the book's (CPU of the MQ verbs, log
+bytes per message, a log disk's bandwidth and forced-write latency, a network round trip), and
+every sentence about what they imply says whose figures they are.
 """
 
 from mqperf.parameters import DataFile, Integer, Internal, Number
@@ -33,6 +36,9 @@ PARAMETERS = {
                                 unit="bytes", minimum=0, maximum=1e9, optional=True),
     "log_mb_s": Number(help="log disk bandwidth; none: from log_disk", unit="MB/s", minimum=0,
                        exclusive_minimum=True, maximum=1e6, optional=True),
+    "log_latency_us": Number(help="latency of one forced log write (a persistent message waits for two: its put's "
+                                  "and its get's commit); none: from log_disk; 0 leaves it out", unit="µs", minimum=0,
+                             maximum=1e7, optional=True),
     "network_rtt_us": Number(help="network round trip per message; none: from network", unit="µs", minimum=0,
                              maximum=1e7, optional=True),
     "messages_per_request": Integer(help="messages per request, each put and got once (2: the request and its "
@@ -57,6 +63,7 @@ def analyse(p: dict):
     import pandas as pd
 
     from mqperf.chapters import _request_reply_fits as f
+    from mqperf.chapters import _request_reply_models as models
     from mqperf.chapters import _request_reply_mva as m
     from mqperf.data import aggregate, views
     from mqperf.errors import ModelError
@@ -64,9 +71,12 @@ def analyse(p: dict):
     from mqperf.present.results import Results
 
     src = views.describe(p["data"], CHAPTER)
-    rows = f.prepare(views.open(p["data"], CHAPTER))
+    opened = views.open(p["data"], CHAPTER)
+    rows = f.prepare(opened)
     tolerance, target, limit = float(p["tolerance"]), float(p["target_rate_msg_s"]), float(p["max_response_ms"])
     r = Results(book_data=src.book_data, source=src.name)
+    r.setup.update(opened.attrs.get("setup", {}))  # what a tool's files state (cphtestp)
+    r.answers = "clients for the target rate and clients within the response-time limit, per series"
     example = Path(str(p["data"])).name == EXAMPLE and Path(str(p["data"])).parent.name == "examples"
     r.text("read", _read(rows, example, prose))
 
@@ -84,10 +94,10 @@ def analyse(p: dict):
 
     # -- the USL fit and the response time it implies --------------------------------------------
     fits = f.fit_all(pts, data_name=src.name, data_hash=src.sha256)
-    r.fit_results = fits.results
+    r.fit_results = dict(fits.results)
     r.table("fits", f.fits_table(fits), caption="Throughput against clients: one fit per series", digits=4)
     r.text("identification", prose.identification(fits.results) if fits.results else
-           "No series has two or more client counts, so no scaling curve can be fitted; the MVA below needs none.")
+           "No series has two or more client counts, so no scaling curve can be fitted.")
     r.text("readings", prose.bullets(
         " ".join(prose.usl_reading(name, res, measured_max_n=float(pts.loc[pts["series"] == name, "clients"].max()),
                                    unit="requests/s"))
@@ -97,52 +107,97 @@ def analyse(p: dict):
             digits=4, missing="without a throughput fit there is no implied response time")
     r.text("implied_text", f.implied_reading(implied, pts, tolerance) if implied is not None else "")
 
-    # -- MVA from the service demands -----------------------------------------------------------
+    # -- the MVA the measurements calibrate (read after the ranking below) ------------------------------
+    cal = models.calibrate(pts, data_name=src.name, data_hash=src.sha256)
+    r.fit_results.update({f"{s} (MVA fitted)": res for s, res in cal.results.items()})
+    r.table("calibrated", models.calibrated_table(cal), digits=4,
+            caption="The one-queue MVA fitted to each series' rates: the bottleneck's demand D_q and the delay D_d")
+
+    # -- MVA from the demand figures ------------------------------------------------------------
     figures = {k: views.open(p[k], CHAPTER, k) for k in ("cpu_costs", "log_bytes", "log_disk", "network")}
     d = m.resolve(p, figures)
     r.table("figures", _figures_table(figures, p), caption="The book's figures the default demands come from",
             digits=5)
     r.text("demands_text", prose.bullets(d.said), f"A request is {prose.count(d.messages, 'message')}, "
            "each put and got once, so its demand at each resource is that many times a message's.")
-    r.table("demands", m.demands_table(d), caption="Service demands per request", digits=4)
+    r.table("demands", m.demands_table(d), caption="Service demands per request, and whose figures they are", digits=4)
     top = max(int(p["max_clients"]), int(pts["clients"].max()))
     grid = np.unique(np.round(np.linspace(1, top, 60)).astype(int))
     try:
         solved = m.solve_all(d, pts, top)
-    except ModelError as exc:
-        solved, why = {}, str(exc)
+    except ModelError:
+        solved = {}
     nothing = "no resource that queues has a demand above 0 (CPU and log are both 0), so there is no MVA"
     summary = m.summary_table(solved, pts) if solved else None
     compare = m.compare_table(solved, pts) if solved else None
-    r.table("mva_summary", summary, caption="MVA by series: bottleneck, ceiling and where the bounds meet", digits=4,
-            missing=nothing)
-    r.table("mva", compare, caption="MVA from the demands beside the measurements", digits=4, missing=nothing)
-    r.text("mva_text", m.mva_reading(summary, compare) if solved else "")
+    r.table("mva_summary", summary, caption=f"MVA from {d.attribution()}, by series: bottleneck, ceiling and where "
+            "the bounds meet", digits=4, missing=nothing)
+    r.table("mva", compare, caption="MVA from the figures beside the measurements", digits=4, missing=nothing)
+    r.text("mva_text", m.mva_reading(summary, compare, d, example) if solved else "")
     r.table("utilisation", m.utilisation_table(solved, pts) if solved else None, digits=3,
-            caption="Where a request spends its time, by the MVA", missing=nothing)
+            caption="Where a request spends its time, by the MVA from the figures", missing=nothing)
     implied_d = m.implied_table(solved, pts) if solved else None
-    r.table("implied_demands", implied_d, caption="What the measurements alone say about the demands", digits=4,
-            missing=nothing)
+    r.table("implied_demands", implied_d, caption="What the measurements alone say about the figures' demands",
+            digits=4, missing=nothing)
     r.text("implied_demands_text", m.implied_reading(implied_d, tolerance) if solved else "")
 
-    lines = [f.curves(fits, pts, grid)] + ([m.curves(solved, grid)] if solved else [])
+    # -- which model: AICc -------------------------------------------------------------------------
+    cands = models.candidates(pts, fits, cal, solved, d.attribution())
+    ranking, accepted, how = models.rank(cands, d.all_yours)
+    r.table("ranking", ranking, caption="The models of the rate, ranked per series (lowest criterion accepted)",
+            digits=4, missing="no series has a model to rank")
+    r.text("ranking_text", prose.bullets(models.ranking_reading(ranking, accepted, how, example)[:NAMED]))
+    r.text("calibrated_text", models.calibrated_identification(cal),
+           prose.bullets(models.calibrated_reading(cal, pts, ranking, accepted)[:NAMED]))
+    r.checked("Model choice", "; ".join(f"{prose.quoted(s, markdown=False)}: {how[s]}" + (
+        f" ({accepted[s].model})" if s in accepted else "") for s in list(how)[:NAMED]) or "no series")
+
+    lines = [f.curves(fits, pts, grid), _calibrated_curves(cal, pts, grid, models)] + (
+        [m.curves(solved, grid)] if solved else [])
     lines = pd.concat([x for x in lines if len(x)], ignore_index=True) if any(len(x) for x in lines) else None
     r.chart("rate_chart", None if lines is None else f.chart(pts, lines, y="rate", y_title="requests per second",
                                                                title="Throughput against clients"),
-            missing="there is neither a throughput fit nor an MVA to draw")
+            missing="there is neither a fitted model nor an MVA from the figures to draw")
     r.chart("response_chart", None if lines is None else f.chart(pts, lines, y="response_ms", y_title="response time (ms)",
                                                                    title="Response time against clients"),
-            missing="there is neither a throughput fit nor an MVA to draw")
+            missing="there is neither a fitted model nor an MVA from the figures to draw")
 
-    # -- planning -------------------------------------------------------------------------------------
-    plan = _plan(fits, solved, pts, target, limit, int(p["max_clients"]), f)
+    # -- planning, with the accepted model ------------------------------------------------------------
+    plan = models.plan(accepted, target, limit, top) if accepted else None
     r.table("plan", plan, caption=f"Clients for {prose.num(target, 12)} requests/s, and within "
-            f"{prose.num(limit, 12)} ms", digits=4, missing="there is neither a throughput fit nor an MVA to plan with")
-    r.text("plan_text", _plan_text(plan, target, limit, int(p["max_clients"]), prose))
+            f"{prose.num(limit, 12)} ms, by each series' accepted model (planning range 1 to {top:,} clients)",
+            digits=4, missing="no model answers for any series (see the ranking above)")
+    if plan is not None:
+        for row in plan.to_dict("records"):
+            name = prose.quoted(row["series"], markdown=False)
+            if row["target: extrapolated"]:
+                r.extrapolated(f"{name}: clients for {prose.num(target, 12)} requests/s "
+                               f"({row['clients for the target']:,}, measured up to {row['largest measured (clients)']:,})")
+            if row["limit: extrapolated"]:
+                r.extrapolated(f"{name}: clients within {prose.num(limit, 12)} ms "
+                               f"({row['most clients within the limit']:,}, measured up to "
+                               f"{row['largest measured (clients)']:,})")
+    r.text("plan_text", prose.bullets(models.plan_reading(plan, target, limit, top)[: 2 * NAMED])
+           if plan is not None else "")
 
     for name, card, result in fits.cards(CHAPTER, src.name):
         r.card(name, card, result)
+    from mqperf.present.cards import card_name
+
+    for s, res in cal.results.items():
+        r.card(card_name(CHAPTER, f"{s} mva"), res.to_card(name=f"{CHAPTER}: {s}, MVA fitted", dataset=src.name), res)
     return r
+
+
+def _calibrated_curves(cal, pts, grid, models):
+    import pandas as pd
+
+    frames = []
+    for s, res in cal.results.items():
+        x = res.predict(grid)
+        frames.append(pd.DataFrame({"series": s, "clients": grid, "curve": models.FITTED, "rate": x,
+                                    "response_ms": (grid / x - models.think_s(pts, s)) * 1e3}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _read(rows, example: bool, prose) -> str:
@@ -163,40 +218,3 @@ def _figures_table(figures: dict, p: dict):
 
     frames = [fr.assign(dataset=p[k]) for k, fr in figures.items()]
     return pd.concat(frames, ignore_index=True)[["figure", "low", "high", "unit", "dataset"]]
-
-
-def _plan(fits, solved, pts, target, limit, max_clients, f):
-    import numpy as np
-    import pandas as pd
-
-    grid = np.arange(1, max_clients + 1)
-    rows = []
-    for s in pts["series"].unique():
-        models = []
-        if s in fits.results:
-            x = fits.results[s].predict(grid)
-            models.append(("USL fit", x, (grid / x - f.think_s(pts, s)) * 1e3))
-        if s in solved:
-            t = solved[s].table.iloc[:max_clients]
-            models.append(("MVA", t["throughput"].to_numpy(), t["response_s"].to_numpy() * 1e3))
-        for model, x, resp in models:
-            need, most = f.first_reaching(x, target), f.most_within(resp, limit)
-            rows.append({"series": s, "model": model, "clients for the target": need or f"not within {max_clients}",
-                         "best rate (requests/s)": float(x.max()), "most clients within the limit": most or "none",
-                         "rate there (requests/s)": float(x[most - 1]) if most else np.nan})
-    return pd.DataFrame(rows)
-
-
-def _plan_text(plan, target, limit, max_clients, prose) -> str:
-    out = []
-    for row in plan.to_dict("records")[: 2 * NAMED]:
-        need, most = row["clients for the target"], row["most clients within the limit"]
-        name = f"{prose.quoted(row['series'])} by the {row['model']}"
-        first = (f"reaches {prose.num(target, 12)} requests/s with {prose.count(need, 'client')}" if isinstance(need, int)
-                 else f"does not reach {prose.num(target, 12)} requests/s with up to {prose.count(max_clients, 'client')} "
-                      f"(best {prose.num(row['best rate (requests/s)'])} requests/s)")
-        second = (f"keeps the response time within {prose.num(limit, 12)} ms up to {prose.count(most, 'client')} "
-                  f"({prose.num(row['rate there (requests/s)'])} requests/s)" if isinstance(most, int)
-                  else f"exceeds {prose.num(limit, 12)} ms even with one client")
-        out.append(f"{name} {first}, and {second}.")
-    return prose.bullets(out)

@@ -16,12 +16,14 @@ N / (D + Z) with D = Σ D_k (the asymptotic bounds, ch. 5).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from mqperf.errors import ModelError
+from mqperf.models import _base
 
 
 @dataclass(frozen=True)
@@ -107,3 +109,126 @@ def solve(demands: dict, clients: int, *, think_s: float = 0.0, delay: tuple = (
         rows.append(row)
     bottleneck = max(queueing, key=lambda k: demands[k])
     return Result(pd.DataFrame(rows), dict(demands), float(think_s), bottleneck)
+
+
+# -- the MVA the measurements calibrate: one queue and a delay ------------------------------------
+
+FIT_FORMULA = "X(N) = (1 - p0(N)) / D_q, p0(N) = 1 / sum_k N!/(N-k)! (D_q / (Z + D_d))^k"
+FIT_NAMES = ("d_queue", "d_delay")
+
+
+def one_queue(n, d_queue: float, d_delay: float, think_s: float) -> np.ndarray:
+    """Exact MVA of a closed loop with one queueing resource (demand ``d_queue`` seconds per
+    request) and a delay (``d_delay``: every time a request spends without queueing), at ``n``.
+
+    One queue and a think time Z' = Z + D_d is the machine-repairman model (Kleinrock,
+    *Queueing Systems* vol. 1, §3.10): X(N) = (1 − p0)/D_q with
+    p0 = 1 / Σ_{k=0}^{N} N!/(N−k)! ρ^k and ρ = D_q / Z'. Up to :data:`RECURSION_MAX` clients it
+    is computed by the MVA recursion (one pass serves every N asked), beyond by the closed form
+    summed in log space; with Z' = 0 every client queues and X = 1/D_q, with D_q = 0 nothing
+    queues and X = N/Z'.
+    """
+    n = np.atleast_1d(np.asarray(n, dtype=float))
+    zp = float(think_s) + float(d_delay)
+    if d_queue <= 0:
+        return n / zp if zp > 0 else np.full_like(n, np.inf)
+    if zp <= 0:
+        return np.full_like(n, 1.0 / d_queue)
+    out = np.empty_like(n)
+    whole = np.round(n).astype(int)
+    small = whole <= RECURSION_MAX
+    if small.any():
+        top = int(whole[small].max())
+        x = np.empty(top)
+        q = 0.0
+        for k in range(1, top + 1):  # R(k) = D_q (1 + Q(k−1)), X(k) = k / (Z' + R(k)), Q(k) = X(k) R(k)
+            r = d_queue * (1.0 + q)
+            x[k - 1] = k / (zp + r)
+            q = x[k - 1] * r
+        out[small] = x[whole[small] - 1]
+    for i in np.nonzero(~small)[0]:
+        big = float(whole[i])
+        from scipy.special import gammaln
+
+        k = np.arange(whole[i] + 1, dtype=float)
+        terms = gammaln(big + 1) - gammaln(big - k + 1) + k * math.log(d_queue / zp)
+        peak = float(terms.max())
+        log_sum = peak + math.log(float(np.exp(terms - peak).sum()))
+        out[i] = -math.expm1(-log_sum) / d_queue
+    return out
+
+
+#: Client counts up to which :func:`one_queue` uses the recursion (beyond: the closed form).
+RECURSION_MAX = 5000
+
+
+@dataclass(frozen=True)
+class CalibratedResult(_base.FitResult):
+    """The one-queue MVA fitted to measured rates: the bottleneck's demand and the delay."""
+
+    think_s: float = 0.0
+
+    @property
+    def d_queue(self) -> float:
+        return float(self.params["d_queue"])
+
+    @property
+    def d_delay(self) -> float:
+        return float(self.params["d_delay"])
+
+    @property
+    def ceiling(self) -> float:
+        """1 / D_q: no number of clients gets past it."""
+        return 1.0 / self.d_queue if self.d_queue > 0 else math.inf
+
+    def response_s(self, n) -> np.ndarray:
+        """R(N) = N / X(N) − Z (Little's law for the loop)."""
+        n = np.asarray(n, dtype=float)
+        return n / self.predict(n) - self.think_s
+
+    def derived(self) -> dict:
+        return {"ceiling_per_s": _base.round_sig(self.ceiling), "think_s": self.think_s}
+
+
+def fit(n, x, *, think_s: float = 0.0, data_name: str | None = None, data_hash: str | None = None) -> CalibratedResult:
+    """Fit :func:`one_queue` to measured rates ``x`` at ``n`` clients (unweighted least squares).
+
+    The two demands are what the measurements identify without naming resources: D_q, the
+    bottleneck's demand, from where the rate levels off; D_d, the time a request spends without
+    queueing (the network, a forced write's latency, the other resources while they are lightly
+    loaded), from the rate with few clients. Rates that never level off leave D_q unidentified
+    (its interval is wide); that is for the caller's evidence rule to read.
+
+    Raises
+    ------
+    ModelError
+        Fewer than two distinct client counts, non-positive values, or no convergence.
+    """
+    from mqperf.models._nls import nls
+
+    n = _base.as_positive_array(n, "clients N")
+    x = _base.as_positive_array(x, "throughput X")
+    if n.size != x.size:
+        raise ModelError(f"clients has {n.size} values but throughput has {x.size}")
+    if np.unique(n).size < 2:
+        raise ModelError("the MVA has two demands: it needs at least two distinct client counts")
+    if not math.isfinite(think_s) or think_s < 0:
+        raise ModelError(f"the think time must be a number ≥ 0, not {think_s!r}")
+
+    def model(nn, d_queue, d_delay):
+        return one_queue(nn, d_queue, d_delay, think_s)
+
+    dq = 1.0 / float(x.max())
+    lo = int(np.argmin(n))
+    dd = max(float(n[lo] / x[lo]) - think_s - dq, 0.0)
+    tiny = dq * 1e-9
+    starts = [(dq, dd), (dq * 0.5, dd), (dq * 0.9, dd * 0.5 + dq), (dq * 0.2, dd + dq)]
+    sol = nls(model, n, x, names=FIT_NAMES, starts=starts, lower=[tiny, 0.0], upper=[np.inf, np.inf],
+              label="the MVA")
+    notes = []
+    if "d_delay" in sol.at_bound:
+        notes.append("d_delay is on its bound 0: every time a request spends queues at the bottleneck or is think time")
+    return CalibratedResult(model="mva", formula=FIT_FORMULA, params=pd.Series(sol.theta, index=list(FIT_NAMES), dtype=float),
+                     cov=sol.cov, x=n, y=x, fn=model, units={"d_queue": "s per request", "d_delay": "s per request"},
+                     at_bound=sol.at_bound, active_bounds=sol.active_bounds, notes=tuple(notes),
+                     data_name=data_name, data_hash=data_hash, think_s=float(think_s))

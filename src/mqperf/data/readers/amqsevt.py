@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.data.readers import Format, with_notes
+from mqperf.data.readers._setup import attach, carry, command_level, names, seconds
 from mqperf.errors import DataError
 
 KINDS = {"Statistics MQI": "MQI", "Statistics Queue": "Queue", "Statistics Channel": "Channel"}
@@ -77,7 +78,8 @@ def read(paths) -> pd.DataFrame:
             base = {"kind": kind, "qmgr": data.get("queueMgrName"), "start": start.isoformat(),
                     "interval_s": (end - start).total_seconds(), "source": f"{path.name}:{line}"}
             if kind == "MQI":
-                rows.append({**base, "object": data.get("queueMgrName"), "fields": data})
+                rows.append({**base, "object": data.get("queueMgrName"), "fields": data,
+                             "command_level": data.get("commandLevel")})
                 continue
             key, name = ("queueStatisticsData", "queueName") if kind == "Queue" else ("chlStatisticsData", "channelName")
             for item in data.get(key) or []:
@@ -94,7 +96,7 @@ def read(paths) -> pd.DataFrame:
                         dropped += not ok
                         clean.append(value if ok else np.nan)
                     fields["avgQueueTime"] = clean
-                rows.append({**base, "object": item.get(name), "fields": fields})
+                rows.append({**base, "object": item.get(name), "fields": fields, "command_level": data.get("commandLevel")})
     if not rows:
         raise DataError(Path(paths[0]), "no amqsevt statistics event (Statistics MQI, Queue or Channel): expected "
                                         "amqsevt -m QM -q SYSTEM.ADMIN.STATISTICS.QUEUE -o json output")
@@ -103,7 +105,12 @@ def read(paths) -> pd.DataFrame:
         notes.append(f"{dropped} avgQueueTime values of -1 or a sentinel above a year (not measured) are not data")
     if skipped:
         notes.append(f"{skipped} events that are not statistics were skipped")
-    return with_notes(pd.DataFrame(rows), *notes)
+    frame = pd.DataFrame(rows)
+    levels = frame["command_level"].dropna().unique() if "command_level" in frame else []
+    attach(frame, MQ_version=", ".join(command_level(v) for v in levels),
+           interval_length=seconds(frame.drop_duplicates(["qmgr", "start", "kind"])["interval_s"]),
+           queue_managers=names(frame["qmgr"]), tool="amqsevt -o json (statistics events)")
+    return with_notes(frame, *notes)
 
 
 def _found(frame: pd.DataFrame) -> str:
@@ -131,7 +138,7 @@ def to_statistics(frame: pd.DataFrame) -> pd.DataFrame:
     if (out["interval_s"] <= 0).any():
         bad = out[out["interval_s"] <= 0].iloc[0]
         raise DataError(bad["source"], "the statistics interval ends before it starts", column="interval_s")
-    return with_notes(out.dropna(axis=1, how="all"), *frame.attrs.get("notes", []),
+    return with_notes(carry(frame, out.dropna(axis=1, how="all")), *frame.attrs.get("notes", []),
                       "amqsevt puts = puts + put1s, [non-persistent, persistent] summed; disconnects = all discs types")
 
 
@@ -166,7 +173,7 @@ def to_channels(frame: pd.DataFrame) -> pd.DataFrame:
     if idle:
         notes.append(f"{idle} channel intervals moved no messages: their round trip is data, their message size, "
                      "batch size and rate are not")
-    return with_notes(out, *frame.attrs.get("notes", []), *notes)
+    return with_notes(carry(frame, out), *frame.attrs.get("notes", []), *notes)
 
 
 def _sniff(head: str, path: Path) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.data.readers import Format, with_notes
+from mqperf.data.readers._setup import attach, carry, seconds
 from mqperf.errors import DataError
 
 #: DISK/Log element → nativeha_storage column.
@@ -121,7 +122,13 @@ def read(paths) -> pd.DataFrame:
     notes = ["amqsrua publications are stamped at their end (PutDate/PutTime, the queue manager's UTC): "
              "start = PutTime − Interval"]
     notes += [f"amqsrua {u} values × {_SCALE[u]} → bytes" for u in sorted(scaled)]
-    return with_notes(pd.DataFrame(rows), *notes)
+    frame = pd.DataFrame(rows)
+    pubs = frame.drop_duplicates("publication")
+    timed = pubs[pubs["start"].notna()]
+    attach(frame, interval_length=seconds(timed["interval_s"]),
+           publications=f"{len(timed):,} from {timed['start'].min()} (UTC)" if len(timed) else "",
+           tool="amqsrua" if len(timed) else "cphtestp qmmonitor2 (key=value samples)")
+    return with_notes(frame, *notes)
 
 
 def _found(frame: pd.DataFrame) -> str:
@@ -157,7 +164,7 @@ def to_log(frame: pd.DataFrame) -> pd.DataFrame:
         raise DataError(frame["source"].iloc[0].rsplit(":", 1)[0],
                         f"{_found(frame)}; the chapter needs DISK/Log publications with {need}"
                         + (f" (missing: {', '.join(k for k, v in LOG_ELEMENTS.items() if v in missing)})" if not out.empty else ""))
-    return with_notes(out[[c for c in COLUMNS if c in out] + ["source"]], *frame.attrs.get("notes", []))
+    return with_notes(carry(frame, out[[c for c in COLUMNS if c in out] + ["source"]]), *frame.attrs.get("notes", []))
 
 
 def to_statistics(frame: pd.DataFrame) -> pd.DataFrame:
@@ -177,7 +184,7 @@ def to_statistics(frame: pd.DataFrame) -> pd.DataFrame:
         raise DataError(frame["source"].iloc[0].rsplit(":", 1)[0],
                         f"{_found(frame)}; the chapter needs STATMQI publications (amqsrua -m QM1 -c STATMQI -t PUT, "
                         "GET, SYNCPOINT, CONNDISC)")
-    return with_notes(pd.DataFrame(rows), *frame.attrs.get("notes", []))
+    return with_notes(carry(frame, pd.DataFrame(rows)), *frame.attrs.get("notes", []))
 
 
 def parse_amqsrua(text: str) -> pd.DataFrame:

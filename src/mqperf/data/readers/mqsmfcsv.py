@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.data.readers import Format, with_notes
+from mqperf.data.readers._setup import attach, carry, names, seconds, versions
 from mqperf.errors import DataError
 
 LEADING = "Date,Time,LPAR,QMgr,"
@@ -86,6 +87,15 @@ def read(paths) -> pd.DataFrame:
         listing.append({"structure": struct, "rows": len(raw), "source": f"{path.name}:1"})
     frame = pd.DataFrame(listing)
     frame.attrs["structures"] = {k: pd.concat(v, ignore_index=True) for k, v in structures.items()}
+    every = pd.concat([t[[c for c in ("LPAR", "QMgr", "QSG", "MQ_Version", "Interval_Duration") if c in t]]
+                       for t in frame.attrs["structures"].values()], ignore_index=True)
+    lpars = names(every["LPAR"]) if "LPAR" in every else ""
+    groups = names(q for q in every.get("QSG", []) if q.strip(". ")) if "QSG" in every else ""
+    attach(frame, MQ_version=versions(every["MQ_Version"]) if "MQ_Version" in every else "",
+           platform=f"z/OS (SMF records), LPAR {lpars}" if lpars else "z/OS (SMF records)",
+           interval_length=seconds(every["Interval_Duration"]) if "Interval_Duration" in every else "",
+           queue_managers=names(every["QMgr"]) if "QMgr" in every else "", queue_sharing_groups=groups,
+           tool="MQSMFCSV")
     return with_notes(frame, "MQSMFCSV (S)+(US) column pairs are read as S + US/10^6 seconds")
 
 
@@ -153,7 +163,7 @@ def to_statistics(frame: pd.DataFrame) -> pd.DataFrame:
     notes.append("MQSMFCSV intervals run from Interval_Start to the record's time (Interval_Duration is truncated "
                  "to whole seconds)")
     cols = ["start", "interval_s", "qmgr", "puts", "persistent_puts", "gets", "log_write_bytes", "source"]
-    return with_notes(out[[c for c in cols if c in out]], *frame.attrs.get("notes", []), *notes)
+    return with_notes(carry(frame, out[[c for c in cols if c in out]]), *frame.attrs.get("notes", []), *notes)
 
 
 def _sniff(head: str, path: Path) -> bool:

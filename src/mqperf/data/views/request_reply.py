@@ -3,7 +3,7 @@
 The request/reply chapter prices a message with three of the book's published figures when the
 reader gives none of their own: the CPU of the MQ verbs (class(3) accounting in the Kafka
 connector article), the log bytes of a persistent put and get (MP16, quoted there), the log
-disk's bandwidth (mqldt in the NativeHA article) and a network round trip (the Q Replication
+disk's bandwidth and the latency of one forced write (mqldt in the NativeHA article) and a network round trip (the Q Replication
 notes' threshold for a healthy ``nettime``). Each view returns the rows it uses in one shape:
 ``figure``, ``low``, ``high``, ``unit`` and the ``quote`` that states the number, so the chapter
 can say where each default comes from and do the arithmetic itself.
@@ -53,12 +53,19 @@ def log_bytes(name: str, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def log_disk(name: str, frame: pd.DataFrame) -> pd.DataFrame:
-    """mqldt's average write rate over its run: the log disk's bandwidth as that tool measured it."""
+    """mqldt's average write rate and average write latency over one run: the log disk's bandwidth,
+    and the time a forced write takes, as that tool measured them (one row each, the same run)."""
     part = frame[frame["statistic"] == "Avg bytes/sec written to files"]
     rows = [{"figure": f"log disk bandwidth (mqldt, {int(r.blocksize_bytes):,}-byte writes)",
              "low": float(r.bytes_per_s) / 1e6, "high": float(r.bytes_per_s) / 1e6, "unit": "MB/s",
-             "quote": str(r.quote)} for r in part.itertuples()]
-    return _figures(name, rows[:1], "mqldt's average bytes per second")
+             "quote": str(r.quote)} for r in part.itertuples()][:1]
+    if rows:
+        run = part.iloc[0]["test_id"]
+        late = frame[(frame["statistic"] == "Avg latency of write (ns)") & (frame["test_id"] == run)]
+        rows += [{"figure": f"log write latency (mqldt average, {int(r.blocksize_bytes):,}-byte writes)",
+                  "low": float(r.latency_ns) / 1e3, "high": float(r.latency_ns) / 1e3, "unit": "µs",
+                  "quote": str(r.quote)} for r in late.itertuples()][:1]
+    return _figures(name, rows, "mqldt's average bytes per second")
 
 
 def network(name: str, frame: pd.DataFrame) -> pd.DataFrame:
