@@ -133,9 +133,10 @@ def assert_report_is_honest(results: Results, fit_results: dict | None = None) -
     for key, text in results.sentences().items():
         # "–" is what prose.num shows for a missing number: a sentence must say what is missing instead.
         assert not re.search(r"(?:^|[\s(])–(?=[\s).,;:]|$)", text), f"passage {key} shows '–' where a number belongs: {text[:200]!r}"
-        said = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.strip()) > 30]
-        doubled = {s for s in said if said.count(s) > 1}
-        assert not doubled, f"passage {key} says the same sentence twice: {sorted(doubled)[0][:120]!r}"
+        for block in text.split("\n"):  # a paragraph or one bullet (a series' own sentences)
+            said = [s.strip() for s in re.split(r"(?<=[.!?])\s+", block) if len(s.strip()) > 30]
+            doubled = {s for s in said if said.count(s) > 1}
+            assert not doubled, f"passage {key} says the same sentence twice: {sorted(doubled)[0][:120]!r}"
     if not results.book_data:
         from mqperf.present.results import ABOUT_TITLE
 

@@ -247,6 +247,9 @@ def log_reading(log: pd.DataFrame, published: pd.DataFrame) -> str:
     text = []
     for row in log.to_dict("records"):
         where = "in its busy intervals" if row["intervals"] == "busy" else "over all its intervals"
+        if not pd.notna(row["log (MB/s) mean"]):
+            text.append(f"{md_text(row['queue manager'])} has no log write counts {where}, so its log is not measured.")
+            continue
         line = f"{md_text(row['queue manager'])} wrote {prose.num(row['log (MB/s) mean'])} MB/s of log {where}"
         b = row.get("log bytes per persistent message", math.nan)
         if b == b:
@@ -317,6 +320,9 @@ def connection_reading(stats: pd.DataFrame, conn: pd.DataFrame) -> str:
     parts = []
     for qm, g in conn.groupby("queue manager", sort=False):
         lo, hi = g["CPU at peak (s/h)"].min(), g["CPU at peak (s/h)"].max()
+        if not (pd.notna(g["peak connects/s"].iloc[0]) and pd.notna(lo) and pd.notna(hi)):
+            parts.append(f"{md_text(qm)} has no connect counts in its intervals, so its connection cost is not priced")
+            continue
         parts.append(f"{md_text(qm)} peaks at {prose.num(g['peak connects/s'].iloc[0])} connects per second: "
                      f"{prose.num(lo)} to {prose.num(hi)} CPU seconds per hour at the published costs, depending on "
                      "the listener and SHARECNV")

@@ -283,7 +283,8 @@ def ranking_reading(table: pd.DataFrame, accepted: dict, how: dict, example: boo
             text += (" The example was generated from these figures, so their winning checks the generator, "
                      "not MQ.")
         elif kind == "figures":
-            text += " The planning answers below come from the figures, which these measurements prefer."
+            out.append(text + " The planning answers below come from the figures, which these measurements prefer.")
+            continue
         out.append(text + " The planning answers below come from it.")
     return out
 
