@@ -295,7 +295,9 @@ def commit_reading(commits: pd.DataFrame, published: pd.DataFrame) -> str:
                f"commit logs {prose.num(a['log_bytes_per_msg'])} bytes, with {prose.num(b['msgs_per_commit'])} per commit "
                f"{prose.num(b['log_bytes_per_msg'])} bytes.")
     parts = [f"{md_text(r['queue manager'])} commits every {prose.num(r['messages per commit'])} messages (puts and gets) "
-             f"on average" for r in commits.to_dict("records")]
+             f"on average" if pd.notna(r["messages per commit"]) else
+             f"{md_text(r['queue manager'])} has no commit or message counts in these intervals, so its unit of work is "
+             "not measured" for r in commits.to_dict("records")]
     return prose.paragraph(*[p + "." for p in parts]) + ref
 
 
