@@ -124,3 +124,25 @@ def test_unknown_weights_are_refused():
 
     with pytest.raises(ModelError, match="weights"):
         weighting.fit_usl(N, noisy("additive", 1), weights="inverse")
+
+
+def test_a_relatively_weighted_fit_is_checked_on_relative_errors():
+    from mqperf.models import latency_bandwidth as lb
+
+    kb = np.array([1.0, 4.0, 16.0, 64.0, 256.0, 1024.0])
+    rate = 1 / (30e-6 + kb * 1024 / (150 * 1024**2)) * (1 + 0.03 * np.random.default_rng(3).standard_normal(6))
+    plain = lb.fit(kb * 1024, rate)
+    checked = weighting.relatively_checked(plain)
+    assert isinstance(checked, type(plain)) and checked.params.equals(plain.params)
+    from mqperf.models.diagnostics import residual_checks
+
+    # Raw residuals grow with the rate by design (equal relative errors); the relative ones need not.
+    assert checked.residual_checks.spread_p != pytest.approx(residual_checks(plain).spread_p)
+    relative = np.abs(checked.resid / checked.y)
+    from scipy import stats
+
+    assert checked.residual_checks.spread_p == pytest.approx(
+        float(stats.spearmanr(relative, checked.fittedvalues).pvalue))
+    # An unweighted fit is left as it is.
+    flat = lb.fit(kb * 1024, rate, weights="none")
+    assert weighting.relatively_checked(flat) is flat

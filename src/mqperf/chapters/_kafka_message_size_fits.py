@@ -15,6 +15,7 @@ import pandas as pd
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
 from mqperf.models import latency_bandwidth as lb
+from mqperf.models import weighting
 from mqperf.models.fitset import FitSet
 
 KB = 1024.0
@@ -65,7 +66,9 @@ def fitter(data_name=None, data_hash=None):
     def fit(rows: pd.DataFrame):
         if rows["msg_size_kb"].nunique() < 2:
             raise ModelError("one message size: a single point says nothing about size")
-        return lb.fit(rows["size_bytes"], rows["rate_msg_s"], data_name=data_name, data_hash=data_hash)
+        # Equal relative errors (weights 1/r²): residuals are checked, and bootstrapped, as relative errors.
+        return weighting.relatively_checked(lb.fit(rows["size_bytes"], rows["rate_msg_s"], data_name=data_name,
+                                                   data_hash=data_hash))
 
     return fit
 

@@ -200,7 +200,9 @@ def _bottleneck_text(ranks, pts, prose, r) -> str:
                 r.extrapolated(f"{text_visible(rk.series)}: the modelled peak by its {own.model} fit")
             peak = f"a modelled peak of {prose.num(x_top)} msg/s at {prose.num(n_top)} tasks{where}"
         elif own.shape == "limit":
-            peak = f"no peak, only a limit of {prose.num(own.top()[1])} msg/s that more tasks approach"
+            peak = (f"no peak, only a limit of {prose.num(own.top()[1])} msg/s that more tasks approach (extrapolated: "
+                    "reached only as tasks grow without bound)")
+            r.extrapolated(f"{text_visible(rk.series)}: the modelled limit by its {own.model} fit")
         else:
             peak = "no peak and no limit"
         uses = (f"so the planning below uses the {rk.accepted[0].model} reading" if rk.ranked else

@@ -114,11 +114,36 @@ class _Pearson:
         self.resid_at_noise_level = result.resid_at_noise_level
 
 
+class _RelativeErrors:
+    """What a fit with weights 1/y² checks and resamples: relative errors, not raw ones.
+
+    The residual checks run on the Pearson residuals (each residual divided by its point's
+    rate, as the fit weighs it), and when they fail the interval is a bootstrap that resamples
+    those relative errors and refits with the same weights (:func:`relative_bootstrap`).
+    """
+
+    #: Upper bounds of parameters (σ and κ of the USL lie in [0, 1]); the rest are unbounded above.
+    UPPER: dict = {}
+
+    @cached_property
+    def residual_checks(self):
+        from mqperf.models.diagnostics import residual_checks
+
+        return residual_checks(_Pearson(self))
+
+    def _bootstrap(self, alpha: float) -> pd.DataFrame:
+        cache = self.__dict__.setdefault("_bootstrap_cache", {})
+        if alpha not in cache:
+            cache[alpha] = relative_bootstrap(self, alpha=alpha, upper=self.UPPER)
+        return cache[alpha].copy()
+
+
 @dataclass(frozen=True)
-class RelativeUSLResult(usl.USLResult):
+class RelativeUSLResult(_RelativeErrors, usl.USLResult):
     """A USL (or Amdahl) fit with weights 1/y²: every point carries the same relative error."""
 
     weights: np.ndarray | None = None
+    UPPER = {"sigma": 1.0, "kappa": 1.0}
 
     @property
     def wssr(self) -> float:
@@ -133,18 +158,6 @@ class RelativeUSLResult(usl.USLResult):
         """A new point's variance is proportional to the curve there: wrmse² · fit²."""
         return self.wrmse**2 * np.asarray(fit, dtype=float) ** 2
 
-    @cached_property
-    def residual_checks(self):
-        from mqperf.models.diagnostics import residual_checks
-
-        return residual_checks(_Pearson(self))
-
-    def _bootstrap(self, alpha: float) -> pd.DataFrame:
-        cache = self.__dict__.setdefault("_bootstrap_cache", {})
-        if alpha not in cache:
-            cache[alpha] = relative_bootstrap(self, alpha=alpha)
-        return cache[alpha].copy()
-
     def fit_stats(self) -> dict:
         from mqperf.models._base import round_sig
 
@@ -152,6 +165,33 @@ class RelativeUSLResult(usl.USLResult):
         stats["wssr"] = round_sig(self.wssr)
         stats["wrmse"] = None if math.isnan(self.wrmse) else round_sig(self.wrmse)
         return stats
+
+
+_CHECKED: dict = {}
+
+
+def relatively_checked(result):
+    """``result`` (any fit with weights 1/y², e.g. :func:`mqperf.models.latency_bandwidth.fit`'s) with
+    its residual checks and bootstrap on relative errors (:class:`_RelativeErrors`); unchanged when its
+    weights are not 1/y².
+
+    The shared :class:`~mqperf.models._nls.WeightedFitResult` checks raw residuals, which under
+    equal relative errors grow with the rate by design, so the even-spread check fails and the
+    bootstrap resamples raw residuals onto every size: this keeps a chapter's relatively weighted
+    fit from that until the shared class does the same.
+    """
+    from dataclasses import fields
+
+    w = getattr(result, "weights", None)
+    if w is None or not np.allclose(np.asarray(w) * np.asarray(result.y) ** 2, 1.0, rtol=1e-9, atol=0):
+        return result
+    cls = type(result)
+    if isinstance(result, _RelativeErrors):
+        return result
+    sub = _CHECKED.get(cls)
+    if sub is None:
+        sub = _CHECKED[cls] = type(f"Relatively{cls.__name__}", (_RelativeErrors, cls), {"__module__": __name__})
+    return sub(**{f.name: getattr(result, f.name) for f in fields(result)})
 
 
 def fit_usl(n, x, *, weights: str = NONE, constraints=(), amdahl_only: bool = False,
@@ -206,7 +246,8 @@ def fit_usl(n, x, *, weights: str = NONE, constraints=(), amdahl_only: bool = Fa
         data_name=data_name, data_hash=data_hash, weights=w)
 
 
-def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None, seed: int | None = None):
+def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None, seed: int | None = None,
+                       upper: dict | None = None):
     """Percentile intervals from a bootstrap of relative errors: y* = fitted · (1 + e*), refitted
     with weights 1/y*², where e* resamples the Pearson residuals rescaled by √(n / df)."""
     from scipy.optimize import least_squares
@@ -222,7 +263,7 @@ def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None
     free = [i for i, p in enumerate(names) if p not in result.active_bounds]
     theta0 = result.params.to_numpy(dtype=float)
     lower = np.zeros(len(free))
-    upper = np.array([np.inf if names[i] == "lam" else 1.0 for i in free])
+    upper = np.array([(upper or {}).get(names[i], np.inf) for i in free], dtype=float)
     draws = []
     for _ in range(refits):
         y = fitted * (1 + rng.choice(rel, size=rel.size, replace=True))
@@ -236,7 +277,7 @@ def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None
 
         try:
             start = np.clip(theta0[free], lower + 1e-12, upper - 1e-12)
-            sol = least_squares(residuals, start, bounds=(lower, upper), method="trf")
+            sol = least_squares(residuals, start, bounds=(lower, upper), method="trf", x_scale="jac")
         except (ValueError, np.linalg.LinAlgError):
             continue
         if sol.success and np.all(np.isfinite(sol.x)):
