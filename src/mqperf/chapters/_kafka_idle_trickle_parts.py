@@ -179,6 +179,21 @@ def fit_sentences(fits: FitSet) -> list[str]:
     return out
 
 
+def sign_check(fits: FitSet) -> str:
+    """For "How this report was made": which per-task costs the sentences give a direction."""
+    signs = [per_task_sign(r) for r in fits.results.values()]
+    told = sum(s in ("positive", "negative") for s in signs)
+    untold = signs.count("cannot tell")
+    exact = signs.count("exact")
+    parts = [f"{prose.count(told, 'per-task cost')} stated as adding or removing CPU (95 % interval on one side "
+             "of zero)"]
+    if untold:
+        parts.append(f"{prose.count(untold, 'per-task cost')} whose interval includes zero: the data cannot tell")
+    if exact:
+        parts.append(f"{prose.count(exact, 'line')} through two points: a description, with no interval")
+    return "; ".join(parts)
+
+
 def base_ratio_table(fits: FitSet) -> pd.DataFrame | None:
     """The ratio the comparison sentence states, so it is shown (two or more bases the data support)."""
     res = {s: r for s, r in fits.results.items() if base_known(r)}

@@ -109,7 +109,8 @@ def fitter(known: pd.DataFrame, model: str = "auto", *, choices: dict | None = N
         relative = None
         if result.df_resid >= 3 and len(rows) >= 5:  # else the spread cannot be judged (weighting.choose)
             try:
-                relative = weighting.fit_usl(rows["tasks"], rows["rate_msg_s"], weights=weighting.RELATIVE, **args)
+                relative = weighting.fit_usl(rows["tasks"], rows["rate_msg_s"], weights=weighting.RELATIVE,
+                                             plain=result, **args)
             except ModelError:
                 relative = None
         how = weighting.choose(result, relative)
@@ -316,12 +317,17 @@ def cpu_at_rate(costs: pd.DataFrame, ranks: dict, pts: pd.DataFrame, target: flo
 
 # -- charts -----------------------------------------------------------------------------------
 
-def curves_chart(pts: pd.DataFrame, curve: pd.DataFrame):
+def curves_chart(pts: pd.DataFrame, curve: pd.DataFrame, rejected: int = 0):
+    """The USL curves; ``rejected``: how many of the drawn series' comparisons prefer the bottleneck."""
     from mqperf.present import charts
 
     shown = pts[pts["series"].isin(set(curve["series"]))]
+    title = "Measured rates and USL fits"
+    if rejected:
+        title += (f"; for {rejected:,} of these series AICc prefers the bottleneck reading, which the planning "
+                  "uses (see below)")
     return charts.measured_vs_fitted(shown, curve, x="tasks", y="rate_msg_s", x_title="connector tasks (tasks.max)",
-                                     y_title="rate (msg/s)", title="Measured rates and USL fits")
+                                     y_title="rate (msg/s)", title=title)
 
 
 def gains_chart(frame: pd.DataFrame, span: int, max_tasks: int, top: int):

@@ -138,6 +138,7 @@ def analyse(p: dict):
     r.table("trickle", trickle_plan, digits=4, caption="Empty-get overhead by arrival rate")
     r.about("plan_about", ABOUT_PLAN)
 
+    r.checked("Signed costs", parts.sign_check(fits))
     for card_name, card, result in parts.cards(fits, src):
         r.card(card_name, card, result)
     return r

@@ -85,6 +85,7 @@ def analyse(p: dict):
         r.extrapolated(f"{text.visible(row['series'])}: the rate at {prose.num(row['size (KB)'])} KB (table)")
     r.about("about_plan", ABOUT_PLAN)
 
+    r.checked("Quantities stated", _identified_check(fits, prose))
     for name, card, result in fits.cards(CHAPTER, src.name):
         r.card(name, card, result)
     return r
@@ -229,6 +230,27 @@ def _plan_text(asked, pts, fits, prose, r) -> str:
             s += " How much of that time is the fixed cost the data cannot tell (see the fixed time a above)."
         out.append(s)
     return prose.bullets(out)
+
+
+def _identified_check(fits, prose) -> str:
+    """Which series' a and B the report states as values, and which it says it cannot tell."""
+    told, untold, exact = [], [], []
+    for name, res in fits.results.items():
+        if res.df_resid <= 0:
+            exact.append(name)
+            continue
+        ci = res.conf_int()
+        ok = all(p not in res.active_bounds and _identified(ci.loc[p, "lower"], ci.loc[p, "upper"]) for p in ("a", "B"))
+        (told if ok else untold).append(name)
+    parts = [f"{prose.count(len(told), 'series', 'series')} with a and B identified (95 % interval positive and "
+             "within a factor 10)"]
+    if untold:
+        parts.append(f"{prose.count(len(untold), 'series', 'series')} where the sizes cannot tell a or B, said so "
+                     "instead of a value")
+    if exact:
+        parts.append(f"{prose.count(len(exact), 'series', 'series')} exactly identified: values describe the points, "
+                     "with no interval")
+    return "; ".join(parts)
 
 
 def _a_known(res) -> bool:

@@ -78,7 +78,9 @@ def analyse(p: dict):
     _about(r, "about_readings", _about_readings(fits, prose) if src.book_data else "")
 
     curve = k.curves(fits, pts, known, max(max_tasks, int(pts["tasks"].max())))
-    r.chart("curves", k.curves_chart(pts, curve) if len(curve) else None,
+    drawn = set(curve["series"]) if len(curve) else set()
+    rejected = sum(1 for s in drawn if all(x.model == "bottleneck" for x in ranks[s].accepted))
+    r.chart("curves", k.curves_chart(pts, curve, rejected) if len(curve) else None,
             missing="no series has three or more equations (distinct tasks values plus 'no gain' statements), "
                     "so there is no USL curve to draw")
     band = k.sensitivity_table(fits, pts, known)

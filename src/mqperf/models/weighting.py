@@ -195,20 +195,21 @@ def relatively_checked(result):
 
 
 def fit_usl(n, x, *, weights: str = NONE, constraints=(), amdahl_only: bool = False,
-            data_name: str | None = None, data_hash: str | None = None) -> usl.USLResult:
+            data_name: str | None = None, data_hash: str | None = None, plain=None) -> usl.USLResult:
     """:func:`mqperf.models.usl.fit`, or the same fit with weights 1/y² (``weights="relative"``).
 
     The relative fit minimises Σ ((X(Nᵢ) − xᵢ)/xᵢ)² plus each "no gain" statement's residual
     X(b) − r·X(a) divided by the rate measured nearest to ``a`` (a statement is as precise, in
     relative terms, as the points it summarises). Bounds, starts, degrees of freedom and notes
-    are :func:`mqperf.models.usl.fit`'s.
+    are :func:`mqperf.models.usl.fit`'s. ``plain``: the unweighted fit of the same points, when the
+    caller has it (it is the first start; otherwise it is fitted here).
     """
     if weights == NONE:
         return usl.fit(n, x, constraints=constraints, amdahl_only=amdahl_only, data_name=data_name,
                        data_hash=data_hash)
     if weights != RELATIVE:
         raise ModelError(f"weights must be 'none' or 'relative', not {weights!r}")
-    base = usl.fit(n, x, constraints=constraints, amdahl_only=amdahl_only)  # validates, and a start
+    base = plain if plain is not None else usl.fit(n, x, constraints=constraints, amdahl_only=amdahl_only)
     n, x = as_positive_array(n, "concurrency N"), as_positive_array(x, "throughput X")
     names = usl.NAMES[:2] if amdahl_only else usl.NAMES
     k = len(names)
@@ -225,9 +226,9 @@ def fit_usl(n, x, *, weights: str = NONE, constraints=(), amdahl_only: bool = Fa
         extra = [(model(c.b, *theta) - c.ratio * model(c.a, *theta)) / s for c, s in zip(constraints, near)]
         return np.concatenate([r, np.asarray(extra, dtype=float)])
 
-    lam0 = float(np.max(x / n))
-    starts = [tuple(base.params.to_numpy()), (lam0, 0.01, 1e-4), (lam0, 0.1, 0.01),
-              (float(x[np.argmin(n)] / n.min()), 0.3, 0.05), (lam0, 0.9, 1e-6)]
+    # Relative weights move the optimum a little from the unweighted one: start there, and from one
+    # generic start in case they move it to another valley.
+    starts = [tuple(base.params.to_numpy()), (float(np.max(x / n)), 0.1, 0.01)]
     sol = solve(residuals, names=names, starts=[s[:k] for s in starts], lower=np.zeros(k),
                 upper=np.array([np.inf, 1.0, 1.0][:k]), equations=n.size + len(constraints),
                 scale=float(n.size + len(constraints)), label="the relatively weighted USL", tol=1e-15,
