@@ -90,7 +90,8 @@ def analyse(p: dict):
     r.text("sensitivity_text", _sensitivity_text(band, prose))
     from mqperf.chapters import _kafka_task_scaling_whatif as whatif
 
-    whatif.add(r, fits, curve, known, target, span, ranks)
+    # The what-if chart spans the data (and max_tasks): its controls move the curve, not the planning range.
+    whatif.add(r, fits, curve, known, target, max(max_tasks, int(pts["tasks"].max())), ranks)
     usl_fits = {s: res for s, res in fits.results.items() if res.model == "usl"}
     overhead.show(r, usl_fits, {s: float(pts.loc[pts["series"] == s, "tasks"].max()) for s in usl_fits},
                   n_max=span, x_title="connector tasks (tasks.max)", limit=NAMED,
