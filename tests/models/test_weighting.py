@@ -23,10 +23,12 @@ def chosen(kind: str, seed: int) -> str:
 
 
 def test_the_rule_finds_proportional_noise_and_mostly_leaves_additive_noise_alone():
-    prop = [chosen("proportional", s) for s in range(30)]
-    add = [chosen("additive", s) for s in range(30)]
-    assert prop.count("relative") >= 20, prop
-    assert add.count("relative") <= 5, add
+    # benchmarks/usl_weighting.py measures the rates on 400 datasets each (76 % and 6.5 % at 3 % noise);
+    # twenty seeded ones at 4 % keep the test fast and still tell a working rule from a broken one.
+    prop = [chosen("proportional", s) for s in range(20)]
+    add = [chosen("additive", s) for s in range(20)]
+    assert prop.count("relative") >= 12, prop
+    assert add.count("relative") <= 3, add
 
 
 def test_too_few_residuals_stay_unweighted_and_say_why():
