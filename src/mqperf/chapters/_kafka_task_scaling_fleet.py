@@ -30,7 +30,9 @@ def fleet_columns(p: dict, r) -> dict[str, dict]:
     -------
     dict
         For a fitted series: ``measured_max_tasks``, ``current_rate_msg_s``, ``target_rate_msg_s``,
-        ``peak_over_target`` (the fit's peak_x / target), ``planning_model`` (the reading the
+        ``peak_over_target`` (peak_x / target), ``peak_x`` and ``peak_n`` replaced by the ceiling
+        and knee where the comparison accepts the bottleneck alone (``peak_from`` says which),
+        ``planning_model`` (the reading the
         chapter's comparison accepts, or both when the data cannot rank them),
         ``tasks_for_target`` (the answer, never capped; empty when there is none, or when two
         readings the data cannot rank give different answers), ``tasks_for_target_note`` (why
@@ -59,9 +61,16 @@ def fleet_columns(p: dict, r) -> dict[str, dict]:
             continue
         peak_n = float(card.get("derived", {}).get("peak_n", math.nan))
         peak_x = float(card.get("derived", {}).get("peak_x", math.nan))
-        answer = _answer(by_series.get(name, []), target)
+        rows_ = by_series.get(name, [])
+        answer = _answer(rows_, target)
+        extra = {}
+        if len(rows_) == 1 and rows_[0]["model"] == "bottleneck":
+            # The comparison rejects the fit on the card: the fleet's peak is the accepted ceiling.
+            peak_x, peak_n = float(rows_[0]["modelled peak or ceiling (msg/s)"]), float(rows_[0]["at (tasks)"])
+            extra = {"peak_x": peak_x, "peak_n": peak_n}
         out[key] = {"measured_max_tasks": measured, CURRENT_COLUMN: current, "target_rate_msg_s": target,
-                    "peak_over_target": peak_x / target if math.isfinite(peak_x) else math.nan, **answer,
+                    "peak_over_target": peak_x / target if math.isfinite(peak_x) else math.nan, **answer, **extra,
+                    "peak_from": _peak_from(rows_),
                     "extrapolated": bool(peak_n > measured or answer["target_beyond_measured"])}
     fits = _frame(r, "fits")
     if fits is not None and "model" in fits:
@@ -71,6 +80,15 @@ def fleet_columns(p: dict, r) -> dict[str, dict]:
                 if key not in cards:
                     out[str(row["series"])] = {"series": str(row["series"]), "reason": str(row["identification"])}
     return out
+
+
+def _peak_from(rows: list[dict]) -> str:
+    """Which reading ``peak_x`` and ``peak_n`` come from."""
+    if len(rows) == 1 and rows[0]["model"] == "bottleneck":
+        return "the bottleneck's ceiling and knee (AICc rejects the fit on the card)"
+    if len(rows) > 1:
+        return f"the {rows[0]['model']} fit (the data cannot rank it against the bottleneck)"
+    return f"the {rows[0]['model']} fit" if rows else "the fit on the card"
 
 
 def _frame(r, key: str):
@@ -110,6 +128,7 @@ def _answer(rows: list[dict], target: float) -> dict:
                          + (f" ({prose.num(top)} msg/s)" if top == top else ""))
         else:
             parts.append(f"{row['model']}: {need:,} tasks")
-    lead = "the data cannot rank the readings, which differ: " if len(rows) > 1 else ""
+    lead = ("" if len(rows) == 1 else "the data cannot rank the readings, and neither reaches the target: "
+            if all(n is None for n in needs) else "the data cannot rank the readings, which differ: ")
     return {"planning_model": models, "tasks_for_target": None, "target_beyond_measured": beyond,
             "tasks_for_target_note": lead + "; ".join(parts)}
