@@ -2,6 +2,7 @@
 on the book's data and on a reader's."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -125,9 +126,28 @@ def test_plan_idle_per_day():
     sink = frame(book(plan_connector="sink", plan_connectors=2), "plan")
     assert sink.iloc[1]["CPU s per day, high"] == 0
     assert "nothing on the queue manager" in book(plan_connector="sink").sentences()["plan_text"]
-    assert bool(frame(book(plan_tasks=8), "plan").iloc[0]["beyond measured"])
+    past = book(plan_tasks=8)
+    assert bool(frame(past, "plan").iloc[0]["extrapolated"]) and not frame(past, "plan").iloc[1]["extrapolated"]
+    assert "(extrapolated: the measured tasks.max run from 1 to 5)" in past.sentences()["plan_text"]
+    assert past.extrapolations and past.answers
     other = book(plan_connector="nosuch")
     assert "no fitted series “nosuch”" in other.sentences()["plan_text"]
+
+
+def test_flat_idle_cpu_gives_no_direction_and_no_share(tmp_path):
+    # A per-task cost whose interval spans zero is not "adds" or "removes" (issue 21: "each task
+    # removes 0.397 CPU s/h" from an interval of -2.24 to +1.45), and no share of it is computed.
+    t = np.array([1, 2, 3, 4, 5, 1, 2, 3, 4, 5])
+    cpu = 5.0 + np.array([0.3, -0.4, 0.1, 0.5, -0.2, -0.3, 0.4, -0.5, 0.2, 0.1])
+    path = props.write(tmp_path, pd.DataFrame({"connector": "My_Conn", "tasks": t, "cpu_s_per_hour": cpu}), "flat.csv")
+    r = props.run("kafka_idle_trickle", path, plan_connector="My_Conn")
+    said = r.sentences()
+    assert "the data cannot tell whether each task adds or removes anything" in said["fit_text"]
+    assert not re.search(r"each task (adds|removes) \d", said["fit_text"])
+    assert "no share to give" in said["breakdown_text"]
+    assert "“My_Conn”" in said["fit_text"] and "My Conn" not in " ".join(said.values())  # the name as given
+    assert "not measurements of your system" in said["inputs_text"]  # the defaults are the article's
+    props.assert_report_is_honest(r, r.fit_results)
 
 
 def test_plan_trickle_counts_add_up():

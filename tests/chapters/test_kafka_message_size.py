@@ -118,7 +118,7 @@ def test_plan_rate_and_mb_and_range_flag(tmp_path):
     expected_rate = 1 / (20e-6 + 8 * 1024 / (150 * 1024 * 1024))
     assert plan.loc[8.0, "rate (msg/s)"] == pytest.approx(expected_rate, rel=1e-3)
     assert plan.loc[8.0, "MB/s"] == pytest.approx(expected_rate * 8 / 1024, rel=1e-3)
-    assert bool(plan.loc[8.0, "within measured sizes"]) and not bool(plan.loc[256.0, "within measured sizes"])
+    assert not bool(plan.loc[8.0, "extrapolated"]) and bool(plan.loc[256.0, "extrapolated"])
     t = 20e-6 + 8 * 1024 / (150 * 1024 * 1024)
     assert plan.loc[8.0, "fixed share of time (%)"] == pytest.approx(20e-6 / t * 100, rel=1e-2)
     assert "At 8 KB “synthetic” is expected to move" in repr(r["plan_text"])
@@ -128,7 +128,24 @@ def test_plan_rate_and_mb_and_range_flag(tmp_path):
 
 def test_extrapolated_plan_size_says_so(tmp_path):
     r = run(tmp_path, synthetic(), plan_msg_size_kb=512)
-    assert "an extrapolation" in repr(r["plan_text"])
+    assert "(extrapolated: outside the sizes measured, 1 to 64 KB)" in repr(r["plan_text"])
+    assert frame(r, "plan")["extrapolated"].all() and any("512 KB" in e for e in r.extrapolations)
+    props.assert_report_is_honest(r)
+
+
+def test_a_quantity_the_sizes_cannot_pin_down_is_not_stated(tmp_path):
+    # Sizes of 256 KB and more hide a fixed time of 5 µs (issue 21: "say what the data cannot tell").
+    kb = np.array([256.0, 512.0, 1024.0, 2048.0])
+    rate = 1 / (5e-6 + kb * 1024 / (200 * 1024 * 1024)) * (1 + 0.02 * np.random.default_rng(4).standard_normal(4))
+    path = tmp_path / "big.csv"
+    pd.DataFrame({"series": "Big_MSG", "msg_size_kb": kb, "rate_msg_s": rate}).to_csv(path, index=False)
+    r = props.run("kafka_message_size", path, plan_msg_size_kb=1)
+    said = r.sentences()
+    assert ("the data cannot tell the fixed time a" in said["readings"]
+            or "no fixed time per message the data can see" in said["readings"])
+    assert "half the time per message is per byte at" not in said["readings"]
+    assert "the data cannot tell" in said["plan_text"] and "(extrapolated" in said["plan_text"]
+    assert "“Big_MSG”" in said["readings"]  # the name as given
     props.assert_report_is_honest(r)
 
 

@@ -60,29 +60,73 @@ def test_derived_put_commit_point_is_gone_and_not_planned(book):
     assert "single tasks value" in text(book, "identification")
 
 
-def test_plan_finds_tasks_for_target_and_peak(book):
-    plan = book["plan"].frame.set_index("series")
-    assert plan.loc["sink sustainable nonpersistent", "tasks for the target"] == 2  # 61,588 measured at 2
-    # The source peak (~59,900) is just under 60,000: not reachable.
-    assert plan.loc["source sustainable nonpersistent", "tasks for the target"] == "not within 8"
-    assert plan.loc["source sustainable nonpersistent", "last task adding ≥ 5 %"] == 4
+def test_plan_gives_both_readings_where_the_points_cannot_rank_them(book):
+    plan = book["plan"].frame.set_index(["series", "model"])
+    # Two points and a statement: no residual degrees of freedom to rank USL against the bottleneck.
+    sink = plan.loc["sink sustainable nonpersistent"]
+    assert set(sink.index) == {"USL", "bottleneck"}
+    assert (sink["tasks for the target"] == 2).all()  # 61,588 measured at 2
+    source = plan.loc["source sustainable nonpersistent"]
+    # The source's modelled peak (~59,900) is just under 60,000: no task count reaches it, and that
+    # peak lies beyond the two measured counts, so the answer is labelled extrapolated.
+    assert source.loc["USL", "tasks for the target"] == "none: above the modelled peak"
+    assert source.loc["USL", "extrapolated"] and "the modelled peak" in source.loc["USL", "beyond the measured counts"]
+    assert source.loc["bottleneck", "tasks for the target"] == "none: above the ceiling"
     said = text(book, "plan_text")
+    assert "so both readings answer" in said
     assert "“sink sustainable nonpersistent” reaches 60,000 msg/s with two tasks" in said
-    assert "“source sustainable nonpersistent” does not reach 60,000 msg/s" in said
+    assert ("“source sustainable nonpersistent” does not reach 60,000 msg/s at any task count: the target is above "
+            "its modelled peak") in said
+    # Every answer beyond the two measured counts is labelled, and recorded for "How this report was made".
+    assert "task 4 (extrapolated)" in said
+    assert any("source sustainable nonpersistent" in e for e in book.extrapolations)
+    assert book.answers
 
 
-def test_cpu_is_priced_at_a_rate_each_fit_reaches(book):
-    cpu = book["cpu"].frame.set_index("connector")
-    source = cpu.loc["source"]
+def test_cpu_is_priced_at_a_rate_each_reading_reaches(book):
+    cpu = book["cpu"].frame.set_index(["connector", "model"])
+    source = cpu.loc[("source", "USL")]
+    best = book["plan"].frame.set_index(["series", "model"]).loc[("source sustainable nonpersistent", "USL")]
     assert not source["target reached"] and source["rate priced (msg/s)"] < 60000
-    assert source["rate priced (msg/s)"] == pytest.approx(book["plan"].frame.set_index("series").loc[
-        "source sustainable nonpersistent", "best rate with ≤ 8 tasks (msg/s)"])
-    # 1.5 µs after zIIP offload + 5 µs MQGET, at that rate.
+    # The most the USL reaches at a whole task count, at most its modelled peak.
+    assert source["rate priced (msg/s)"] <= best["modelled peak or ceiling (msg/s)"]
+    assert source["rate priced (msg/s)"] > 0.99 * best["modelled peak or ceiling (msg/s)"]
+    # 1.5 µs after zIIP offload + 5 µs MQGET, at that rate; the peak's tasks lie beyond the data.
     assert source["engines, low"] == pytest.approx(6.5 * source["rate priced (msg/s)"] / 1e6)
-    sink = cpu.loc["sink"]
+    assert source["extrapolated"]
+    assert cpu.loc[("source", "bottleneck"), "rate priced (msg/s)"] == pytest.approx(46480.0)
+    sink = cpu.loc[("sink", "USL")]
     assert sink["target reached"] and sink["rate priced (msg/s)"] == 60000
     assert sink["engines, low"] == pytest.approx(6.5 * 0.06) and sink["engines, high"] == pytest.approx(9.7 * 0.06)
-    assert "cannot reach 60,000 msg/s" in text(book, "cpu_text")
+    assert "cannot reach 60,000 msg/s by its USL fit" in text(book, "cpu_text")
+
+
+def test_planning_follows_the_data_past_max_tasks(tmp_path):
+    # Measured to 32 tasks with the default max_tasks = 8: the answer is not capped at 8.
+    n = np.array([1, 2, 4, 8, 16, 32])
+    path = tmp_path / "wide.csv"
+    pd.DataFrame({"tasks": n, "rate_msg_s": usl.throughput(n, 1000, 0.02, 0.0005)
+                  * (1 + 0.004 * np.cos(n))}).to_csv(path, index=False)
+    r = props.run("kafka_task_scaling", path, target_rate_msg_s=12000)
+    row = r["plan"].frame.iloc[0]
+    truth = int(np.argmax(usl.throughput(np.arange(1, 40), 1000, 0.02, 0.0005) >= 12000)) + 1
+    assert abs(row["tasks for the target"] - truth) <= 1 and not row["extrapolated"]
+    assert "with up to 8 tasks" not in text(r, "plan_text")
+    props.assert_report_is_honest(r)
+
+
+def test_a_target_above_a_measured_ceiling_says_so(tmp_path):
+    n = np.arange(1, 13)
+    path = tmp_path / "flat.csv"
+    pd.DataFrame({"tasks": n, "rate_msg_s": np.minimum(1000.0 * n, 2500.0) + 5 * np.cos(7 * n)}).to_csv(path,
+                                                                                                        index=False)
+    r = props.run("kafka_task_scaling", path, target_rate_msg_s=3000)
+    plan = r["plan"].frame
+    # AICc rejects the USL for a plateau: the planning comes from the bottleneck reading alone.
+    assert list(plan["model"]) == ["bottleneck"] and plan["chosen by"].iloc[0].startswith("AICc")
+    said = text(r, "plan_text")
+    assert "does not reach 3,000 msg/s at any task count: the target is above its ceiling" in said
+    assert "the last task that adds at least 5 % is task 3" in said  # the knee at 2.5 tasks, measured
 
 
 def test_sensitivity_band_brackets_the_literal_fit(book):
@@ -126,6 +170,7 @@ def test_reader_series_with_enough_points_gets_intervals_and_honest_text(tmp_pat
     assert len(loo) == 6 and loo["predicted rate (msg/s)"].notna().all()
     # The reader asked for 4,000 msg/s: the sentences speak of it, not of the book's 60,000.
     assert "4,000 msg/s" in text(r, "plan_text") and "60,000" not in " ".join(r.sentences().values())
+    assert "weights" in r["fits"].frame
     assert "no sensitivity band" in text(r, "sensitivity") and "no 'no gain' statements" in text(r, "sensitivity")
     assert "not priced" in text(r, "cpu")
     props.assert_report_is_honest(r)
@@ -150,7 +195,10 @@ def test_two_points_give_amdahl_and_sentences_instead_of_charts(tmp_path):
     pd.DataFrame({"tasks": [1, 2], "rate_msg_s": [100.0, 180.0]}).to_csv(path, index=False)
     r = props.run("kafka_task_scaling", path)
     assert fitted(r)["your data"]["model"] == "Amdahl"
-    assert "no USL curve to draw" in text(r, "curves") and "no marginal gain" in text(r, "gains")
+    assert "no USL curve to draw" in text(r, "curves")
+    # Two points cannot rank Amdahl against the bottleneck: both answer, each beyond task 2 labelled.
+    assert set(r["plan"].frame["model"]) == {"Amdahl", "bottleneck"}
+    assert "(extrapolated" in text(r, "plan_text")
     assert isinstance(r["overhead"], Missing) and "no coherency part" in text(r, "overhead")
     assert "The fit is exactly identified" in text(r, "identification")
     props.assert_report_is_honest(r)

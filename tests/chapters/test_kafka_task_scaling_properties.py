@@ -47,29 +47,40 @@ def datasets(draw):
     return pd.concat(frames, ignore_index=True)
 
 
-def fit_results(r, model="auto"):
-    """The fits the report rests on, refitted from the points it shows (the fit is deterministic)."""
-    empty = pd.DataFrame(columns=["series", "tasks_from", "tasks_to", "relation", "quote"])
-    return k.fit_all(r.points, empty, model).results
+def fit_results(r):
+    """The fits the report rests on (weighted where its residuals chose weights)."""
+    return r.fit_results
 
 
 def check(r, target, max_tasks):
+    from mqperf.chapters import _kafka_task_scaling_plan as plan
+
     results = fit_results(r)
     props.assert_report_is_honest(r, results)
-    plan = r["plan"].frame.set_index("series")
-    assert set(plan.index) == set(results)
-    for name, res in results.items():
-        need = res.n_for_rate(target, n_max=max_tasks)
-        said = plan.loc[name, "tasks for the target"]
-        assert said == (need if need is not None else f"not within {max_tasks}")
-        best = max(float(v) for v in res.predict(np.arange(1, max_tasks + 1)))
-        assert plan.loc[name, f"best rate with ≤ {max_tasks} tasks (msg/s)"] == pytest.approx(best)
-        last = k.last_paying_task(res, max_tasks)
-        gains = np.diff(res.predict(np.arange(1, max_tasks + 1))) / res.predict(np.arange(1, max_tasks)) * 100
-        if last is None:
-            assert (gains >= k.PAYING_PCT).all()
-        else:
-            assert (gains[: last - 1] >= k.PAYING_PCT).all() and gains[last - 1] < k.PAYING_PCT
+    frame = r["plan"].frame
+    assert set(frame["series"]) == set(results)
+    for row in frame.to_dict("records"):
+        res = results[row["series"]]
+        if row["model"] == "bottleneck":
+            assert row["chosen by"] != "the only reading"
+            continue
+        reading = plan.Reading(row["model"], res)
+        need, why = reading.tasks_for(target)
+        said = row["tasks for the target"]
+        assert said == (need if need is not None else f"none: {why}")
+        if need is not None:  # the smallest whole N that reaches the target, however large
+            x = res.predict(np.array([need - 1, need], dtype=float))
+            assert x[1] >= target * (1 - 1e-9) and (need == 1 or x[0] < target)
+        else:  # no whole N reaches it: the target is above the curve's best
+            assert res.predict(np.arange(1, 400)).max() < target * (1 + 1e-9)
+        last = row["last task adding ≥ 5 %"]
+        n = np.arange(1, last + 2, dtype=float)
+        gains = np.diff(res.predict(n)) / res.predict(n[:-1]) * 100
+        assert (gains[: last - 1] >= k.PAYING_PCT).all() and gains[last - 1] < k.PAYING_PCT
+        low, high = plan.measured(r.points, row["series"])
+        beyond = ((need is not None and not low <= need <= high) or not low <= last + 1 <= high
+                  or not low <= last <= high)
+        assert row["extrapolated"] == (beyond or "the modelled" in row["beyond the measured counts"])
 
 
 @SETTINGS

@@ -46,7 +46,8 @@ def idle_points(frame: pd.DataFrame) -> pd.DataFrame:
     parts = [frame[c].fillna("").astype(str) for c in ("connector", "series") if c in frame]
     series = parts[0].str.cat(parts[1:], sep=" ").str.strip() if parts else pd.Series("", index=frame.index)
     out = pd.DataFrame({
-        "series": series.replace("", "your data").str.replace("_", " ", regex=False).to_numpy(),
+        # Names as the file gives them: the book's identifiers are mapped by its view, a reader's never.
+        "series": series.replace("", "your data").to_numpy(),
         "tasks": frame["tasks"].astype(int).to_numpy(),
         CPU: frame[CPU].astype(float).to_numpy(),
         "basis": (frame["basis"].fillna("measured").astype(str).to_numpy() if "basis" in frame else "measured"),
@@ -104,46 +105,101 @@ def max_tasks(r) -> int:
     return int(np.max(r.x[:, 1]))
 
 
+def _ci(r, p: str) -> tuple[float, float]:
+    if r.df_resid <= 0:
+        return math.nan, math.nan
+    ci = r.conf_int()
+    return float(ci.loc[p, "lower"]), float(ci.loc[p, "upper"])
+
+
 def fit_table(fits: FitSet) -> pd.DataFrame:
     def columns(r) -> dict:
-        ci = r.conf_int()
-        return {"base (CPU s/h)": base(r), "per task (CPU s/h)": per_task(r),
-                "per task, 95 % lower": float(ci.loc["tasks", "lower"]),
-                "per task, 95 % upper": float(ci.loc["tasks", "upper"]),
+        (blo, bhi), (tlo, thi) = _ci(r, "Intercept"), _ci(r, "tasks")
+        return {"base (CPU s/h)": base(r), "base, 95 % lower": blo, "base, 95 % upper": bhi,
+                "per task (CPU s/h)": per_task(r), "per task, 95 % lower": tlo, "per task, 95 % upper": thi,
                 "at 1 task (CPU s/h)": float(cpu_at(r, 1)[0]), "largest tasks.max measured": max_tasks(r),
                 "residual df": r.df_resid, "identification": r.identification}
 
     return fits.table(columns)
 
 
+def per_task_sign(r) -> str:
+    """"positive", "negative" or "cannot tell" (:func:`mqperf.models.evidence.sign`); an exactly
+    identified line has no interval, so the sign of its slope is a description, "exact"."""
+    from mqperf.models import evidence
+
+    if r.df_resid <= 0:
+        return "exact"
+    return evidence.sign(*_ci(r, "tasks"))
+
+
+def base_known(r) -> bool:
+    """The base is a cost the data support: its interval lies above zero (an exact line: its value is > 0)."""
+    from mqperf.models import evidence
+
+    if r.df_resid <= 0:
+        return base(r) > 0
+    return evidence.sign(*_ci(r, "Intercept")) == "positive"
+
+
 def fit_sentences(fits: FitSet) -> list[str]:
+    """Base and per-task cost per series, each said only as far as its interval supports it."""
+    unit = "CPU s/h"
+
     def line(group, r) -> str:
-        sign = "adds" if per_task(r) >= 0 else "removes"
-        return (f"An idle {prose.quoted(group)} costs {prose.num(base(r), unit='CPU s/h')} before any task, "
-                f"and each task {sign} {prose.num(abs(per_task(r)), unit='CPU s/h')}.")
+        name = prose.quoted(group)
+        if r.df_resid <= 0:
+            sign = "adds" if per_task(r) >= 0 else "removes"
+            return (f"The line through the points of {name} puts its base at {prose.num(base(r), unit=unit)} and each "
+                    f"task {sign} {prose.num(abs(per_task(r)), unit=unit)}: a description of two points, with no "
+                    "interval to test either.")
+        (blo, bhi), (tlo, thi) = _ci(r, "Intercept"), _ci(r, "tasks")
+        if base_known(r):
+            first = (f"An idle {name} costs {prose.num(base(r), unit=unit)} before any task "
+                     f"({prose.interval(blo, bhi, unit)})")
+        else:
+            first = (f"The data cannot tell whether an idle {name} costs anything before its first task: the line's "
+                     f"base, {prose.num(base(r), unit=unit)}, has a {prose.interval(blo, bhi, unit)}, which includes "
+                     "zero")
+        second = prose.direction(per_task(r), tlo, thi, subject="each task", up="adds", down="removes", unit=unit)
+        return f"{first}; {second}."
 
     out = prose.per_fit(fits, line)
     res = fits.results
-    if len(res) >= 2:
-        hi = max(res, key=lambda s: base(res[s]))
-        lo = min(res, key=lambda s: base(res[s]))
-        if base(res[lo]) > 0 and hi != lo:
-            out.append(f"The largest base, {prose.quoted(hi)}'s, is {prose.num(base(res[hi]) / base(res[lo]))} "
+    known = {s: r for s, r in res.items() if base_known(r)}
+    if len(known) >= 2:
+        hi = max(known, key=lambda s: base(known[s]))
+        lo = min(known, key=lambda s: base(known[s]))
+        if hi != lo:
+            out.append(f"The largest base, {prose.quoted(hi)}'s, is {prose.num(base(known[hi]) / base(known[lo]))} "
                        f"times the smallest, {prose.quoted(lo)}'s.")
-    if any(base(r) < 0 for r in res.values()):
+    if any(base(r) < 0 and not base_known(r) and r.df_resid <= 0 for r in res.values()):
         out.append("A negative base is not a cost: the line through these points does not describe the connector "
                    "before its first task.")
     return out
 
 
+def sign_check(fits: FitSet) -> str:
+    """For "How this report was made": which per-task costs the sentences give a direction."""
+    signs = [per_task_sign(r) for r in fits.results.values()]
+    told = sum(s in ("positive", "negative") for s in signs)
+    untold = signs.count("cannot tell")
+    exact = signs.count("exact")
+    parts = [f"{prose.count(told, 'per-task cost')} stated as adding or removing CPU (95 % interval on one side "
+             "of zero)"]
+    if untold:
+        parts.append(f"{prose.count(untold, 'per-task cost')} whose interval includes zero: the data cannot tell")
+    if exact:
+        parts.append(f"{prose.count(exact, 'line')} through two points: a description, with no interval")
+    return "; ".join(parts)
+
+
 def base_ratio_table(fits: FitSet) -> pd.DataFrame | None:
-    """The ratio the comparison sentence states, so it is shown (two or more series)."""
-    res = fits.results
+    """The ratio the comparison sentence states, so it is shown (two or more bases the data support)."""
+    res = {s: r for s, r in fits.results.items() if base_known(r)}
     if len(res) < 2:
         return None
     lo = min(res, key=lambda s: base(res[s]))
-    if base(res[lo]) <= 0:
-        return None
     return pd.DataFrame({"series": list(res), "base (CPU s/h)": [base(r) for r in res.values()],
                          f"× {lo}'s base": [base(r) / base(res[lo]) for r in res.values()]})
 
@@ -201,12 +257,16 @@ def inputs_table(inputs: PollingInputs) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["quantity", "value", "unit", "from"])
 
 
-def inputs_sentence(inputs: PollingInputs) -> str:
+def inputs_sentence(inputs: PollingInputs, defaults: bool = False) -> str:
+    """The polling inputs in one sentence; ``defaults``: they are the parameters' defaults on a reader's
+    run, the article's numbers rather than measurements of the reader's system, and the sentence says so."""
     cost = (prose.num(inputs.empty_low, unit="CPU µs") if inputs.empty_low == inputs.empty_high
             else f"{prose.num(inputs.empty_low)} to {prose.num(inputs.empty_high, unit='CPU µs')}")
+    whose = (" These are the defaults of the parameters wait_s and empty_get_cpu_us, the source article's wait and "
+             "its cost of an empty get in bindings mode, not measurements of your system." if defaults else "")
     return (f"With a wait of {prose.num(inputs.wait_s, unit='s')}, an idle task issues "
             f"{prose.num(polling.idle_polls_per_hour(inputs.wait_s))} MQGETs an hour, each costing {cost} on the queue "
-            "manager.")
+            f"manager.{whose}")
 
 
 def gets_chart(inputs: PollingInputs):
@@ -294,11 +354,13 @@ def breakdown(fits: FitSet, inputs: PollingInputs) -> pd.DataFrame:
     for name, r in fits.results.items():
         mq = polls_mq(name)
         high = polls * inputs.empty_high * 1e-6 if mq else 0.0
+        real = per_task(r) > 0 and per_task_sign(r) in ("positive", "exact")
         rows.append({"series": name, "connector CPU per task (CPU s/h)": per_task(r),
+                     "per task established": real,
                      "MQ polls per task and hour": polls if mq else 0.0,
                      "MQ polling CPU, low (CPU s/h)": polls * inputs.empty_low * 1e-6 if mq else 0.0,
                      "MQ polling CPU, high (CPU s/h)": high,
-                     "MQ share of the task's cost (%)": high / per_task(r) * 100 if mq and per_task(r) > 0 else math.nan})
+                     "MQ share of the task's cost (%)": high / per_task(r) * 100 if mq and real else math.nan})
     return pd.DataFrame(rows)
 
 
@@ -311,7 +373,9 @@ def breakdown_sentences(table: pd.DataFrame) -> list[str]:
             continue
         share = row["MQ share of the task's cost (%)"]
         tail = (f", {prose.pct(share)} of the {prose.num(row['connector CPU per task (CPU s/h)'], unit='CPU s/h')} "
-                "the task costs in the connector" if not math.isnan(share) else "")
+                "the task costs in the connector" if not math.isnan(share) else
+                "; the data do not establish that a task costs anything in the connector, so there is no share "
+                "to give")
         out.append(f"An idle task of {name} costs {prose.num(row['MQ polling CPU, low (CPU s/h)'])} to "
                    f"{prose.num(row['MQ polling CPU, high (CPU s/h)'], unit='CPU s/h')} on the queue manager{tail}.")
     return out
@@ -340,21 +404,28 @@ def plan_idle(fits: FitSet, inputs: PollingInputs, name: str, connectors: int, t
     return pd.DataFrame([
         {"where": "connector", "series": name, "connectors": connectors, "tasks each": tasks, "idle MQGETs per day": math.nan,
          "CPU s per day, low": connector, "CPU s per day, high": connector,
-         "beyond measured": bool(tasks > max_tasks(r) or tasks < lo_t)},
+         "measured tasks.max": f"{lo_t:,} to {max_tasks(r):,}",
+         "extrapolated": bool(tasks > max_tasks(r) or tasks < lo_t)},
         {"where": "queue manager", "series": name, "connectors": connectors, "tasks each": tasks, "idle MQGETs per day": gets,
          "CPU s per day, low": gets * inputs.empty_low * 1e-6, "CPU s per day, high": gets * inputs.empty_high * 1e-6,
-         "beyond measured": False}])
+         "measured tasks.max": "", "extrapolated": False}])
 
 
 def plan_idle_sentence(plan: pd.DataFrame) -> str:
     conn, mq = plan.iloc[0], plan.iloc[1]
     n, t = int(conn["connectors"]), int(conn["tasks each"])
-    past = " (beyond the measured tasks.max: an extrapolation)" if conn["beyond measured"] else ""
+    past = (f" (extrapolated: the measured tasks.max run from {conn['measured tasks.max']})"
+            if conn["extrapolated"] else "")
     who = f"{n:,} idle {prose.quoted(conn['series'])} connector{'s' if n != 1 else ''} with {prose.count(t, 'task')} each"
     qm = (f"and {prose.num(mq['CPU s per day, low'])} to {prose.num(mq['CPU s per day, high'])} on the queue manager "
           f"({prose.num(mq['idle MQGETs per day'])} idle MQGETs)" if mq["idle MQGETs per day"] > 0
           else "and nothing on the queue manager")
     verb = "use" if n != 1 else "uses"
+    if conn["CPU s per day, low"] <= 0:
+        return (f"For {who} the line gives no positive connector CPU ({prose.num(conn['CPU s per day, low'])} CPU "
+                f"seconds a day){past}: it does not describe the connector there. On the queue manager they use "
+                + (f"{prose.num(mq['CPU s per day, low'])} to {prose.num(mq['CPU s per day, high'])} CPU seconds a day."
+                   if mq["idle MQGETs per day"] > 0 else "nothing."))
     return f"{who} {verb} {prose.num(conn['CPU s per day, low'])} CPU seconds a day in the connector{past} {qm}."
 
 

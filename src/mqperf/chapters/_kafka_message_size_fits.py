@@ -15,6 +15,7 @@ import pandas as pd
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
 from mqperf.models import latency_bandwidth as lb
+from mqperf.models import weighting
 from mqperf.models.fitset import FitSet
 
 KB = 1024.0
@@ -32,7 +33,7 @@ def points(frame: pd.DataFrame) -> pd.DataFrame:
         series = (out["connector"].fillna("").astype(str) + " " + series).str.strip()
     if "tasks" in out and out["tasks"].nunique() > 1:
         series = series + " (" + out["tasks"].astype("Int64").astype(str) + " tasks)"
-    out["series"] = series.str.replace("_", " ", regex=False)
+    out["series"] = series  # as the file gives it (the book's view maps the book's own identifiers)
     out["msg_size_kb"] = out["msg_size_kb"].astype(float)
     out["size_bytes"] = out["msg_size_kb"] * KB
     out["rate_msg_s"] = out["rate_msg_s"].astype(float)
@@ -65,7 +66,9 @@ def fitter(data_name=None, data_hash=None):
     def fit(rows: pd.DataFrame):
         if rows["msg_size_kb"].nunique() < 2:
             raise ModelError("one message size: a single point says nothing about size")
-        return lb.fit(rows["size_bytes"], rows["rate_msg_s"], data_name=data_name, data_hash=data_hash)
+        # Equal relative errors (weights 1/r²): residuals are checked, and bootstrapped, as relative errors.
+        return weighting.relatively_checked(lb.fit(rows["size_bytes"], rows["rate_msg_s"], data_name=data_name,
+                                                   data_hash=data_hash))
 
     return fit
 
@@ -102,8 +105,11 @@ def parameter_table(fits: FitSet) -> pd.DataFrame:
     for name, r in fits.results.items():
         ci = r.conf_int()
         for p, label, scale, unit in (("a", "fixed time a", 1e6, "µs per message"), ("B", "bandwidth B", 1 / MB, "MB/s")):
+            lo, hi = ci.loc[p, "lower"] * scale, ci.loc[p, "upper"] * scale
             rows.append({"series": name, "parameter": label, "unit": unit, "estimate": r.params[p] * scale,
-                         "95 % lower": ci.loc[p, "lower"] * scale, "95 % upper": ci.loc[p, "upper"] * scale,
+                         "95 % lower": lo, "95 % upper": hi,
+                         # evidence.identified: a value is stated only when this is at most 10 (and lower > 0)
+                         "upper / lower": hi / lo if lo > 0 else np.nan,
                          "held at bound": p in r.active_bounds})
     return pd.DataFrame(rows)
 
@@ -164,7 +170,7 @@ def plan(fits: FitSet, sizes_kb) -> pd.DataFrame:
                          "95 % lower (msg/s)": max(b.lower, 0.0) if np.isfinite(b.lower) else np.nan,
                          "95 % upper (msg/s)": b.upper, "MB/s": b.fit * kb / KB,
                          "fixed share of time (%)": r.a / r.time_per_message(kb * KB) * 100,
-                         "within measured sizes": bool(lo <= kb <= hi)})
+                         "extrapolated": not bool(lo <= kb <= hi)})
     return pd.DataFrame(rows)
 
 

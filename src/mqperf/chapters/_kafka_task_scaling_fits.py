@@ -19,11 +19,12 @@ import pandas as pd
 
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
-from mqperf.models import bottleneck, usl
+from mqperf.chapters import _kafka_task_scaling_plan as plan
+from mqperf.models import usl, weighting
 from mqperf.models.fitset import FitSet
 
 #: A task that adds less than this share of the rate before it "stops paying".
-PAYING_PCT = 5.0
+PAYING_PCT = plan.PAYING_PCT
 #: How loosely a "no gain" statement is read for the sensitivity band (±3 %).
 LOOSE = 0.03
 
@@ -82,32 +83,70 @@ def equalities(known: pd.DataFrame, series: str) -> list[usl.Equal]:
 
 # -- fitting ----------------------------------------------------------------------------------
 
-def fitter(known: pd.DataFrame, model: str = "auto", *, data_name=None, data_hash=None):
-    """A function fitting one series' rows with the richest model its equations identify."""
+def fitter(known: pd.DataFrame, model: str = "auto", *, choices: dict | None = None, data_name=None,
+           data_hash=None):
+    """A function fitting one series' rows with the richest model its equations identify.
+
+    The fit is unweighted unless equal relative errors describe its residuals better than equal
+    absolute ones (:func:`mqperf.models.weighting.choose`); then it is weighted 1/y². The choice
+    per series goes into ``choices`` (series -> :class:`~mqperf.models.weighting.Weighting`).
+    """
     if model not in ("auto", "usl", "amdahl"):
         raise ModelError(f"model must be auto, usl or amdahl (got {model!r})")
 
     def fit(rows: pd.DataFrame):
-        cons = equalities(known, str(rows["series"].iloc[0]))
+        name = str(rows["series"].iloc[0])
+        cons = equalities(known, name)
         distinct = rows["tasks"].nunique()
         chosen = model
         if model == "auto":
             chosen = "usl" if distinct + len(cons) >= 3 else "amdahl" if distinct >= 2 else "none"
         if chosen == "none":
             raise ModelError("one tasks value: a single point says nothing about scaling")
-        return usl.fit(rows["tasks"], rows["rate_msg_s"], constraints=cons if chosen == "usl" else (),
-                       amdahl_only=chosen == "amdahl", data_name=data_name, data_hash=data_hash)
+        args = dict(constraints=cons if chosen == "usl" else (), amdahl_only=chosen == "amdahl",
+                    data_name=data_name, data_hash=data_hash)
+        result = usl.fit(rows["tasks"], rows["rate_msg_s"], **args)
+        relative = None
+        if result.df_resid >= 3 and len(rows) >= 5:  # else the spread cannot be judged (weighting.choose)
+            try:
+                relative = weighting.fit_usl(rows["tasks"], rows["rate_msg_s"], weights=weighting.RELATIVE,
+                                             plain=result, **args)
+            except ModelError:
+                relative = None
+        how = weighting.choose(result, relative)
+        if how.kind == weighting.RELATIVE:
+            result = relative
+        if choices is not None:
+            choices[name] = how
+        return result
 
     return fit
 
 
-def fit_all(pts: pd.DataFrame, known: pd.DataFrame, model: str, **identity) -> FitSet:
-    fits = FitSet.fit(pts, "series", fitter(known, model, **identity))
+def fit_all(pts: pd.DataFrame, known: pd.DataFrame, model: str, *, choices: dict | None = None,
+            **identity) -> FitSet:
+    fits = FitSet.fit(pts, "series", fitter(known, model, choices=choices, **identity))
     if not fits.results:
         reasons = "; ".join(f"{s}: {why}" for s, why in list(fits.failures.items())[:3])
         raise ModelError("no series has enough points to fit: scaling needs at least 2 distinct tasks values "
                          f"per series (3 for the USL) ({reasons})")
     return fits
+
+
+def rankings(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame, choices: dict) -> dict:
+    """Per fitted series: its fit against the bottleneck model on the same weights (:func:`plan.rank`)."""
+    out = {}
+    for name, r in fits.results.items():
+        g = pts[pts["series"] == name]
+        how = choices.get(name)
+        kind = how.kind if how is not None else weighting.NONE
+        try:
+            neck = weighting.fit_bottleneck(g["tasks"].to_numpy(float), g["rate_msg_s"].to_numpy(float),
+                                            weights=kind, constraints=equalities(known, name))
+        except ModelError:
+            neck = None
+        out[name] = plan.rank(name, r, neck, how)
+    return out
 
 
 def _finite(value: float) -> float:
@@ -118,10 +157,15 @@ def model_name(result) -> str:
     return "USL" if result.model == "usl" else "Amdahl"
 
 
-def fits_table(fits: FitSet) -> pd.DataFrame:
-    """One row per series: model, parameters, peak and what the fit can claim."""
+def fits_table(fits: FitSet, choices: dict | None = None) -> pd.DataFrame:
+    """One row per series: model, weights (and the test that chose them), parameters, peak and what
+    the fit can claim."""
+    delta = {id(r): choices[s].delta for s, r in fits.results.items() if choices and s in choices}
+
     def columns(r) -> dict:
-        return {"model": model_name(r), "statements used": r.n_constraints, "λ (msg/s per task)": r.lam,
+        return {"model": model_name(r), "weights": "1/y²" if isinstance(r, weighting.RelativeUSLResult) else "none",
+                "−2 log L, absolute minus relative errors": delta.get(id(r), np.nan),
+                "statements used": r.n_constraints, "λ (msg/s per task)": r.lam,
                 "σ": r.sigma, "κ": r.kappa, "peak at (tasks)": _finite(r.peak_n()),
                 "peak or limit (msg/s)": _finite(r.peak_x()), "residual df": r.df_resid,
                 "identification": r.identification}
@@ -197,65 +241,19 @@ def sensitivity_table(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame) -> p
     return pd.DataFrame(rows)
 
 
-def marginal(result, max_tasks: int) -> pd.DataFrame:
-    n = np.arange(1, max_tasks + 1)
-    x = result.predict(n)
-    gain = np.concatenate([[np.nan], np.diff(x) / x[:-1] * 100])
-    return pd.DataFrame({"tasks": n, "modelled rate (msg/s)": x, "added by this task (%)": gain})
-
-
-def last_paying_task(result, max_tasks: int) -> int | None:
-    """The last task that still adds at least 5 %; None when every task up to ``max_tasks`` does."""
-    gains = marginal(result, max_tasks)["added by this task (%)"].to_numpy()[1:]
-    small = np.nonzero(gains < PAYING_PCT)[0]
-    return int(small[0] + 1) if small.size else None
-
-
-def plan(fits: FitSet, pts: pd.DataFrame, target: float, max_tasks: int) -> pd.DataFrame:
-    """Per fitted series: tasks for the target, the best rate within ``max_tasks``, where tasks stop paying."""
+def bottleneck_table(ranks: dict) -> pd.DataFrame:
+    """Per fitted series: X = min(λN, X_max) beside the series' own fit, ranked where the points allow."""
     rows = []
-    for name, r in fits.results.items():
-        need = r.n_for_rate(target, n_max=max_tasks)
-        measured = int(pts.loc[pts["series"] == name, "tasks"].max())
-        last = last_paying_task(r, max_tasks)
-        rows.append({"series": name, "model": model_name(r),
-                     "tasks for the target": need if need is not None else f"not within {max_tasks}",
-                     f"best rate with ≤ {max_tasks} tasks (msg/s)": float(r.predict(np.arange(1, max_tasks + 1)).max()),
-                     "largest measured (tasks)": measured,
-                     "beyond the measurements": need is not None and need > measured,
-                     "last task adding ≥ 5 %": last if last is not None else f"all up to {max_tasks}"})
-    return pd.DataFrame(rows)
-
-
-def gains(fits: FitSet, max_tasks: int) -> pd.DataFrame:
-    parts = [marginal(r, max_tasks).assign(series=name) for name, r in fits.results.items() if r.model == "usl"]
-    return pd.concat(parts, ignore_index=True).dropna() if parts else pd.DataFrame()
-
-
-def bottleneck_table(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame) -> pd.DataFrame:
-    """Per fitted series: X = min(λN, X_max) beside the series' own fit, ranked by AICc where possible."""
-    rows = []
-    for name, r in fits.results.items():
-        g = pts[pts["series"] == name]
-        cons = equalities(known, name)
-        n, x = g["tasks"].to_numpy(float), g["rate_msg_s"].to_numpy(float)
-        try:
-            b = bottleneck.fit(n, x, constraints=cons)
-        except ModelError:
+    for name, rk in ranks.items():
+        neck = rk.readings[1]
+        if neck is None:
             continue
-        row = {"series": name, "ceiling X_max (msg/s)": b.x_max, "knee (tasks)": b.knee(),
-               "plateau seen": "x_max" not in b.at_bound, "residual df": b.df_resid,
-               "preferred by": "cannot tell", "criterion difference": np.nan}
-        try:
-            table = bottleneck.compare_with_usl(n, x, constraints=cons)
-        except ModelError:
-            table = None
-        if table is not None and table["preferred"].any():
-            best = table.index[table["preferred"]][0]
-            crit = {"aicc": "AICc", "aic": "AIC"}[table["criterion"].iloc[0]]
-            row["preferred by"] = f"{crit}: {'USL' if best == 'usl' else 'bottleneck'}"
-            row["criterion difference"] = float(table["delta"].max())
-        rows.append(row)
+        b = neck.result
+        used = " and ".join(x.model for x in rk.accepted)
+        rows.append({"series": name, "ceiling X_max (msg/s)": b.x_max, "knee (tasks)": b.knee(),
+                     "plateau seen": "x_max" not in b.at_bound, "residual df": b.df_resid,
+                     "preferred by": (f"{rk.criterion}: {rk.accepted[0].model}" if rk.ranked else "cannot tell"),
+                     "criterion difference": rk.delta, "planning uses": used})
     return pd.DataFrame(rows)
 
 
@@ -283,8 +281,9 @@ def cpu_variants(fits: FitSet, pts: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def cpu_at_rate(costs: pd.DataFrame, fits: FitSet, pts: pd.DataFrame, target: float, max_tasks: int) -> pd.DataFrame:
-    """General-purpose CPU per connector at the target rate, or at the best rate its fit reaches.
+def cpu_at_rate(costs: pd.DataFrame, ranks: dict, pts: pd.DataFrame, target: float) -> pd.DataFrame:
+    """General-purpose CPU per connector at the target rate, by each reading the planning accepts;
+    a reading that cannot reach the target is priced at the most it reaches (its peak, ceiling or limit).
 
     Engines = CPU µs per message × messages per second / 10⁶, with the low and high ends of
     the costs as printed.
@@ -292,33 +291,52 @@ def cpu_at_rate(costs: pd.DataFrame, fits: FitSet, pts: pd.DataFrame, target: fl
     rows = []
     for (connector, series), comp in costs.groupby(["connector", "series"], sort=False):
         label = f"{connector} {series}".strip()
-        r = fits.results.get(label)
-        if r is None:
+        rk = ranks.get(label)
+        if rk is None:
             continue
-        best = float(r.predict(np.arange(1, max_tasks + 1)).max())
-        rate = target if r.n_for_rate(target, n_max=max_tasks) is not None else best
+        g = pts[pts["series"] == label]["tasks"]
+        low, high = float(g.min()), float(g.max())
         lo, hi = float(comp["cpu_us_low"].sum()), float(comp["cpu_us_high"].sum())
-        rows.append({"connector": connector, "series": label, "target reached": rate == target,
-                     "rate priced (msg/s)": rate, "CPU per message, low (µs)": lo, "CPU per message, high (µs)": hi,
-                     "engines, low": lo * rate / 1e6, "engines, high": hi * rate / 1e6,
-                     "components": " + ".join(comp["component"])})
+        for reading in rk.accepted:
+            need, _ = reading.tasks_for(target)
+            if need is not None:
+                rate, at = target, float(need)
+            elif reading.shape == "peak":
+                at, rate = reading.best_whole()
+            else:
+                at, rate = reading.top()
+            rows.append({"connector": connector, "series": label, "model": reading.model,
+                         "target reached": need is not None, "rate priced (msg/s)": rate,
+                         "at (tasks)": at if math.isfinite(at) else np.nan,
+                         "extrapolated": bool(plan.beyond(at, low, high)) if math.isfinite(at) else True,
+                         "CPU per message, low (µs)": lo, "CPU per message, high (µs)": hi,
+                         "engines, low": lo * rate / 1e6, "engines, high": hi * rate / 1e6,
+                         "components": " + ".join(comp["component"])})
     return pd.DataFrame(rows)
 
 
 # -- charts -----------------------------------------------------------------------------------
 
-def curves_chart(pts: pd.DataFrame, curve: pd.DataFrame):
+def curves_chart(pts: pd.DataFrame, curve: pd.DataFrame, rejected: int = 0):
+    """The USL curves; ``rejected``: how many of the drawn series' comparisons prefer the bottleneck."""
     from mqperf.present import charts
 
     shown = pts[pts["series"].isin(set(curve["series"]))]
+    title = "Measured rates and USL fits"
+    if rejected:
+        title += (f"; for {rejected:,} of these series AICc prefers the bottleneck reading, which the planning "
+                  "uses (see below)")
     return charts.measured_vs_fitted(shown, curve, x="tasks", y="rate_msg_s", x_title="connector tasks (tasks.max)",
-                                     y_title="rate (msg/s)", title="Measured rates and USL fits")
+                                     y_title="rate (msg/s)", title=title)
 
 
-def gains_chart(frame: pd.DataFrame):
+def gains_chart(frame: pd.DataFrame, span: int, max_tasks: int, top: int):
     from mqperf.present import charts
 
     frame = frame.rename(columns={"added by this task (%)": "gain_pct"})
+    why = ("" if span == max_tasks else
+           f" (to {span:,}: past max_tasks, {max_tasks:,}, where the data or the last task adding 5 % go further)")
     return charts.bars(frame, x="tasks", y="gain_pct", colour="series", x_title="the task added (tasks.max)",
-                       y_title="throughput added by that task (%)", title="What one more task adds, by the USL fits")
-
+                       y_title="throughput added by that task (%)",
+                       title=f"What one more task adds, by the readings the planning uses{why}; measured up to "
+                             f"{top:,} tasks")

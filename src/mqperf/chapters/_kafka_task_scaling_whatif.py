@@ -7,15 +7,22 @@ from mqperf.present import prose, whatif
 from mqperf.present.prose import num
 
 
-def add(r, fits, curve, known, target: float, max_tasks: int) -> None:
-    """``whatif`` (the chart) and ``whatif_text`` (what the controls start at) on ``r``."""
+def add(r, fits, curve, known, target: float, max_tasks: int, ranks: dict | None = None) -> None:
+    """``whatif`` (the chart) and ``whatif_text`` (what the controls start at) on ``r``.
+
+    ``max_tasks`` is the chart's range (the planning range); the controls start at a USL fit the
+    series' own comparison does not reject (:mod:`._kafka_task_scaling_plan`)."""
     # log10 κ is the control, so a fit with κ = 0 (Amdahl, or κ on its bound) has no start.
     usable = {n: res for n, res in fits.results.items() if res.model == "usl" and res.kappa > 0}
-    if not usable:
-        r.chart("whatif", None, missing="no series has a USL fit with a coherency cost (κ > 0), so there is no "
-                                        "peak for the controls to move")
+    rejected = {n for n in usable if ranks and n in ranks and all(x.model != "USL" for x in ranks[n].accepted)}
+    if not usable or rejected == set(usable):
+        why = ("no series has a USL fit with a coherency cost (κ > 0), so there is no peak for the controls to move"
+               if not usable else "every USL fit with a coherency cost (κ > 0) is rejected by its series' comparison "
+               "with the bottleneck reading, so the controls would explore a model the data reject")
+        r.chart("whatif", None, missing=why)
         r.text("whatif_text")
         return
+    usable = {n: res for n, res in usable.items() if n not in rejected}
     name = max(usable, key=lambda n: usable[n].peak_x())
     res = usable[name]
     ref = curve[curve["series"] == name][["x", "fit", "lower", "upper"]]
@@ -33,7 +40,7 @@ def add(r, fits, curve, known, target: float, max_tasks: int) -> None:
     r.text("whatif_text", (
         f"The controls start at the fit of {prose.quoted(name)}, the USL fit with the highest modelled peak: "
         f"λ = {num(res.lam)} msg/s per task, σ = {num(res.sigma)}, κ = {num(res.kappa)} (its slider is log10 κ), "
-        f"and a target of {num(target, 12)} msg/s, with up to {num(max_tasks)} tasks. Moving them redraws the "
+        f"and a target of {num(target, 12)} msg/s, on a chart of up to {num(max_tasks)} tasks. Moving them redraws the "
         f"curve and recomputes N*, X* and the tasks for the target in the page; the dashed fitted curve, {band}, "
         "stays where the fit put it."))
 

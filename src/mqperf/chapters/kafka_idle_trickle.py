@@ -80,6 +80,7 @@ def analyse(p: dict):
     points = parts.idle_points(views.open(p["data"], CHAPTER))
     fits = parts.fit_idle(points, src)
     r.points, r.fit_results = points, dict(fits.results)
+    r.answers = "the idle connectors' CPU a day at plan_tasks, the empty-get overhead at arrival_rate_msg_s"
 
     # -- idle CPU ----------------------------------------------------------------------------
     r.about("measured", ABOUT_MEASURED)
@@ -98,7 +99,12 @@ def analyse(p: dict):
     trickle = views.open(p["trickle"], CHAPTER, "trickle") if p["trickle"] else None
     inputs = parts.polling_inputs(trickle, p["wait_s"], p["empty_get_cpu_us"])
     r.about("trickle_about", ABOUT_TRICKLE)
-    r.text("inputs_text", parts.inputs_sentence(inputs))
+    from mqperf import parameters
+
+    standard = parameters.defaults(CHAPTER)
+    defaults = (not src.book_data and trickle is None and float(p["wait_s"]) == float(standard["wait_s"])
+                and sorted(map(float, p["empty_get_cpu_us"])) == sorted(map(float, standard["empty_get_cpu_us"])))
+    r.text("inputs_text", parts.inputs_sentence(inputs, defaults))
     r.table("inputs", parts.inputs_table(inputs), digits=4, caption="Inputs of the get-with-wait model")
     r.chart("gets_chart", parts.gets_chart(inputs))
 
@@ -121,6 +127,9 @@ def analyse(p: dict):
     name, why = parts.choose_series(fits, p["plan_connector"])
     plan = parts.plan_idle(fits, inputs, name, int(p["plan_connectors"]), int(p["plan_tasks"]))
     r.text("plan_text", why, parts.plan_idle_sentence(plan))
+    if plan.iloc[0]["extrapolated"]:
+        r.extrapolated(f"idle connector CPU at tasks.max {int(p['plan_tasks']):,} (measured "
+                       f"{plan.iloc[0]['measured tasks.max']})")
     r.table("plan", plan, digits=4, caption="CPU seconds per day of idle connectors")
     rate = float(p["arrival_rate_msg_s"])
     rates = sorted({0.0, 0.001, 0.01, 0.1, 1.0, 10.0, rate})
@@ -129,6 +138,7 @@ def analyse(p: dict):
     r.table("trickle", trickle_plan, digits=4, caption="Empty-get overhead by arrival rate")
     r.about("plan_about", ABOUT_PLAN)
 
+    r.checked("Signed costs", parts.sign_check(fits))
     for card_name, card, result in parts.cards(fits, src):
         r.card(card_name, card, result)
     return r

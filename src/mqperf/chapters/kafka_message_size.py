@@ -28,7 +28,7 @@ def analyse(p: dict):
     """Everything the chapter shows, computed from ``p`` (the notebook's parameters)."""
     from mqperf.chapters import _kafka_message_size_fits as k
     from mqperf.data import aggregate, views
-    from mqperf.present import prose
+    from mqperf.present import prose, text
     from mqperf.present.results import Results
 
     src = views.describe(p["data"])
@@ -36,7 +36,8 @@ def analyse(p: dict):
     fits = k.fit_all(pts, data_name=src.name, data_hash=src.sha256)
     plan_kb, max_kb = float(p["plan_msg_size_kb"]), float(p["max_size_kb"])
     r = Results(book_data=src.book_data, source=src.name)
-    r.points = pts
+    r.points, r.fit_results = pts, dict(fits.results)
+    r.answers = "the rate and MB/s at plan_msg_size_kb and at the planning table's sizes, the half-size, the size for 90 % of B"
 
     r.about("about_measured", ABOUT_MEASURED)
     r.text("aggregation", aggregate.note(pts, per="series and message size", value="rate_msg_s"))
@@ -54,7 +55,7 @@ def analyse(p: dict):
             caption="Estimates and 95 % intervals",
             missing="no fit has residual degrees of freedom, so there are no intervals; the estimates are in the "
                     "table above")
-    r.text("readings", _readings(fits, pts, prose))
+    r.text("readings", _readings(fits, pts, prose, r))
     r.about("about_readings", ABOUT_READINGS)
 
     # The curves span the measured sizes too, whatever max_size_kb asks for.
@@ -75,11 +76,16 @@ def analyse(p: dict):
 
     asked = k.plan(fits, [plan_kb])
     r.table("plan", asked, caption=f"Expected rate at {prose.num(plan_kb, 12)} KB", digits=4)
-    r.text("plan_text", _plan_text(asked, pts, prose))
+    r.text("plan_text", _plan_text(asked, pts, fits, prose, r))
     sizes = sorted({1.0, 2.0, 4.0, 8.0, 16.0, 32.0, max_kb, plan_kb})
-    r.table("plan_sizes", k.plan(fits, sizes), caption="Expected rate by message size", digits=4)
+    by_size = k.plan(fits, sizes)
+    r.table("plan_sizes", by_size, caption="Expected rate by message size (extrapolated: outside the sizes measured)",
+            digits=4)
+    for row in by_size[by_size["extrapolated"]].to_dict("records"):
+        r.extrapolated(f"{text.visible(row['series'])}: the rate at {prose.num(row['size (KB)'])} KB (table)")
     r.about("about_plan", ABOUT_PLAN)
 
+    r.checked("Quantities stated", _identified_check(fits, prose))
     for name, card, result in fits.cards(CHAPTER, src.name):
         r.card(name, card, result)
     return r
@@ -114,28 +120,65 @@ def _mb_text(check, prose) -> str:
     return "\n\n".join([head, prose.bullets(lines), tail]) if lines else head + " " + tail
 
 
-def _readings(fits, pts, prose) -> str:
+def _readings(fits, pts, prose, r) -> str:
+    """a, B, the half-size and the size for 90 % of B, each said only as far as the data identify it."""
     out = []
-    for name, r in list(fits.results.items())[:NAMED]:
-        a_us, bw = r.a * 1e6, r.bandwidth / (1024.0 * 1024.0)
-        biggest = float(pts.loc[pts["series"] == name, "msg_size_kb"].max())
-        s90 = r.size_for_fraction(0.9) / 1024.0
-        fixed = (f"no fixed time per message the data can see (a is held at 0), so the rate falls as 1/size"
-                 if "a" in r.active_bounds or a_us == 0 else f"a fixed {prose.num(a_us)} µs per message")
-        s = (f"{prose.quoted(name)}: {fixed} plus a bandwidth of {prose.num(bw)} MB/s; half the time per message is "
-             f"per byte at {prose.num(r.s_half() / 1024.0)} KB, and 90 % of B needs {prose.num(s90)} KB")
-        s += (f", beyond the largest size measured ({prose.num(biggest)} KB): an extrapolation." if s90 > biggest
-              else ".")
-        if r.df_resid > 0:
-            s += f" The curve misses its points by up to {prose.pct(_miss(r))}."
-            ci = r.conf_int()
-            below = [label for p, label in (("a", "a"), ("B", "B")) if p in ci.index and ci.loc[p, "lower"] < 0]
-            if below:
-                s += (f" The 95 % interval of {prose.listing(below)} reaches below zero: these points do not pin down "
-                      "the split between per-message and per-byte time.")
+    for name, res in list(fits.results.items())[:NAMED]:
+        sizes = pts.loc[pts["series"] == name, "msg_size_kb"]
+        low, top = float(sizes.min()), float(sizes.max())
+        q = prose.quoted(name)
+        a_us, bw = res.a * 1e6, res.bandwidth / (1024.0 * 1024.0)
+        if res.df_resid <= 0:
+            s = (f"{q}: the curve through its two sizes puts the fixed time at {prose.num(a_us)} µs per message and "
+                 f"the bandwidth at {prose.num(bw)} MB/s, a description of two points with no interval to test either")
+            known = {"a": a_us > 0, "B": True}
+        elif "a" in res.active_bounds or a_us == 0:
+            ci = res.conf_int()
+            s = (f"{q}: no fixed time per message the data can see (a is held at 0), so the rate falls as 1/size; "
+                 + prose.estimate("the bandwidth B", bw, ci.loc["B", "lower"] / MB_, ci.loc["B", "upper"] / MB_, "MB/s"))
+            known = {"a": False, "B": _identified(ci.loc["B", "lower"], ci.loc["B", "upper"])}
+        else:
+            ci = res.conf_int()
+            a_lo, a_hi = ci.loc["a", "lower"] * 1e6, ci.loc["a", "upper"] * 1e6
+            b_lo, b_hi = ci.loc["B", "lower"] / MB_, ci.loc["B", "upper"] / MB_
+            s = (f"{q}: " + prose.estimate("the fixed time a", a_us, a_lo, a_hi, "µs per message") + "; "
+                 + prose.estimate("the bandwidth B", bw, b_lo, b_hi, "MB/s"))
+            known = {"a": _identified(a_lo, a_hi), "B": _identified(b_lo, b_hi)}
+        if known["a"] and known["B"]:
+            half, s90 = res.s_half() / 1024.0, res.size_for_fraction(0.9) / 1024.0
+            s += (f"; half the time per message is per byte at {prose.num(half)} KB{_outside(half, low, top, r, name, 'the half-size')}"
+                  f", and 90 % of B needs {prose.num(s90)} KB{_outside(s90, low, top, r, name, 'the size for 90 % of B')}.")
+        elif "a" in res.active_bounds or a_us == 0:
+            s += "; with no fixed time, every size is limited by the bandwidth alone."
+        else:
+            s += ("; so the size at which the per-byte time overtakes the fixed time (the half-size) cannot be told "
+                  "either.")
+        if res.df_resid > 0:
+            s += f" The curve misses its points by up to {prose.pct(_miss(res))}."
         out.append(s)
     more = f"\n\nThe tables give the other {len(fits.results) - NAMED:,} series." if len(fits.results) > NAMED else ""
     return prose.bullets(out) + more
+
+
+MB_ = 1024.0 * 1024.0
+
+
+def _identified(lo: float, hi: float) -> bool:
+    from mqperf.models import evidence
+
+    return bool(evidence.identified(lo, hi))
+
+
+def _outside(kb: float, low: float, top: float, r, name: str, what: str) -> str:
+    """" (extrapolated: ...)" when ``kb`` lies outside the measured sizes, recorded on ``r``; else ""."""
+    from mqperf.present import prose, text
+
+    if low <= kb <= top:
+        return ""
+    r.extrapolated(f"{text.visible(name)}: {what} ({prose.num(kb)} KB)")
+    side = f"below the smallest size measured, {prose.num(low)} KB" if kb < low else \
+        f"beyond the largest size measured, {prose.num(top)} KB"
+    return f" (extrapolated: {side})"
 
 
 def _miss(result) -> float:
@@ -163,22 +206,62 @@ def _loo_text(loo, prose) -> str:
     return s
 
 
-def _plan_text(asked, pts, prose) -> str:
+def _plan_text(asked, pts, fits, prose, r) -> str:
+    from mqperf.present import text
+
     out = []
     for row in asked.head(NAMED).to_dict("records"):
         name, kb = row["series"], row["size (KB)"]
+        sizes = pts.loc[pts["series"] == name, "msg_size_kb"]
+        label = ""
+        if row["extrapolated"]:
+            label = (f" (extrapolated: outside the sizes measured, {prose.num(sizes.min())} to "
+                     f"{prose.num(sizes.max())} KB)")
+            r.extrapolated(f"{text.visible(name)}: the rate at {prose.num(kb)} KB")
         s = (f"At {prose.num(kb)} KB {prose.quoted(name)} is expected to move {prose.num(row['rate (msg/s)'])} msg/s "
-             f"({prose.num(row['MB/s'])} MB/s)")
+             f"({prose.num(row['MB/s'])} MB/s){label}")
         lo, hi = row["95 % lower (msg/s)"], row["95 % upper (msg/s)"]
         s += (f", 95 % interval {prose.num(lo)} to {prose.num(hi)} msg/s." if lo == lo and hi == hi else
               ", with no interval (the fit has no residual degrees of freedom).")
-        s += f" {prose.pct(row['fixed share of time (%)'])} of the time per message is the fixed cost."
-        if not row["within measured sizes"]:
-            sizes = pts.loc[pts["series"] == name, "msg_size_kb"]
-            s += (f" That size lies outside the sizes measured ({prose.num(sizes.min())} to {prose.num(sizes.max())} KB): "
-                  "an extrapolation.")
+        res = fits.results[name]
+        if _a_known(res):
+            s += f" {prose.pct(row['fixed share of time (%)'])} of the time per message is the fixed cost."
+        else:
+            s += " How much of that time is the fixed cost the data cannot tell (see the fixed time a above)."
         out.append(s)
     return prose.bullets(out)
+
+
+def _identified_check(fits, prose) -> str:
+    """Which series' a and B the report states as values, and which it says it cannot tell."""
+    told, untold, exact = [], [], []
+    for name, res in fits.results.items():
+        if res.df_resid <= 0:
+            exact.append(name)
+            continue
+        ci = res.conf_int()
+        ok = all(p not in res.active_bounds and _identified(ci.loc[p, "lower"], ci.loc[p, "upper"]) for p in ("a", "B"))
+        (told if ok else untold).append(name)
+    parts = [f"{prose.count(len(told), 'series', 'series')} with a and B identified (95 % interval positive and "
+             "within a factor 10)"]
+    if untold:
+        parts.append(f"{prose.count(len(untold), 'series', 'series')} where the sizes cannot tell a or B, said so "
+                     "instead of a value")
+    if exact:
+        parts.append(f"{prose.count(len(exact), 'series', 'series')} exactly identified: values describe the points, "
+                     "with no interval")
+    return "; ".join(parts)
+
+
+def _a_known(res) -> bool:
+    """The fixed time is identified (its interval) or the fit is exact (a description); a fixed time
+    held at 0 is one the data cannot see, not one they show to be 0."""
+    if res.df_resid <= 0:
+        return True
+    if "a" in res.active_bounds or res.a == 0:
+        return False
+    ci = res.conf_int()
+    return _identified(ci.loc["a", "lower"], ci.loc["a", "upper"])
 
 
 # -- about the published measurements (shown on the book's own data only) ----------------------

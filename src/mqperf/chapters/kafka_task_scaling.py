@@ -19,7 +19,8 @@ PARAMETERS = {
     "target_rate_msg_s": Number(help="planning question: how many tasks for this rate?", unit="msg/s",
                                 minimum=0, exclusive_minimum=True, maximum=1e9),
     # Each value becomes a row of the planning and marginal-gain tables and a bar per series.
-    "max_tasks": Integer(help="the largest tasks.max the planning tables consider", unit="tasks",
+    "max_tasks": Integer(help="the tasks.max the planning tables and charts run to at least (further when the data or "
+                              "the answers go further; answers are never capped)", unit="tasks",
                          minimum=1, maximum=256),
     "cards_dir": Internal(help="where model cards go; mqperf run sets it to DIR/models"),
 }
@@ -32,8 +33,9 @@ NAMED = 8
 def analyse(p: dict):
     """Everything the chapter shows, computed from ``p`` (the notebook's parameters)."""
     from mqperf.chapters import _kafka_task_scaling_fits as k
+    from mqperf.chapters import _kafka_task_scaling_plan as plan
     from mqperf.data import aggregate, views
-    from mqperf.present import overhead, prose
+    from mqperf.present import overhead, prose, text
     from mqperf.present.results import Results
 
     src = views.describe(p["data"])
@@ -41,10 +43,15 @@ def analyse(p: dict):
     pts = k.points(raw)
     known = k.statements(views.open(p["constraints"], CHAPTER, "constraints") if p.get("constraints") else None,
                          pts, k.base_cpus(raw))
-    fits = k.fit_all(pts, known, p["model"], data_name=src.name, data_hash=src.sha256)
+    choices: dict = {}
+    fits = k.fit_all(pts, known, p["model"], choices=choices, data_name=src.name, data_hash=src.sha256)
     target, max_tasks = float(p["target_rate_msg_s"]), int(p["max_tasks"])
+    ranks = k.rankings(fits, pts, known, choices)
+    span = plan.span(ranks, pts, max_tasks)
     r = Results(book_data=src.book_data, source=src.name)
-    r.points = pts
+    r.points, r.fit_results = pts, dict(fits.results)
+    r.answers = ("tasks for the target, the last task adding at least 5 %, the modelled peak or ceiling, "
+                 "the CPU at the target rate")
 
     # -- what was measured -------------------------------------------------------------------
     r.about("about_measured", ABOUT_MEASURED)
@@ -59,8 +66,8 @@ def analyse(p: dict):
     r.about("about_statements", ABOUT_STATEMENTS)
 
     # -- fits ----------------------------------------------------------------------------------
-    r.table("fits", k.fits_table(fits), caption="One fit per series", digits=4)
-    r.text("identification", prose.identification(fits.results), _unfitted(fits, prose))
+    r.table("fits", k.fits_table(fits, choices), caption="One fit per series", digits=4)
+    r.text("identification", prose.identification(fits.results), _unfitted(fits, prose), _weights_text(choices, prose))
     r.table("parameters", k.parameter_table(fits) if fits.any_intervals else None, digits=4,
             caption="Estimates, standard errors and 95 % intervals",
             missing="no fit has residual degrees of freedom, so there are no standard errors or intervals; "
@@ -71,7 +78,9 @@ def analyse(p: dict):
     _about(r, "about_readings", _about_readings(fits, prose) if src.book_data else "")
 
     curve = k.curves(fits, pts, known, max(max_tasks, int(pts["tasks"].max())))
-    r.chart("curves", k.curves_chart(pts, curve) if len(curve) else None,
+    drawn = set(curve["series"]) if len(curve) else set()
+    rejected = sum(1 for s in drawn if all(x.model == "bottleneck" for x in ranks[s].accepted))
+    r.chart("curves", k.curves_chart(pts, curve, rejected) if len(curve) else None,
             missing="no series has three or more equations (distinct tasks values plus 'no gain' statements), "
                     "so there is no USL curve to draw")
     band = k.sensitivity_table(fits, pts, known)
@@ -81,18 +90,19 @@ def analyse(p: dict):
     r.text("sensitivity_text", _sensitivity_text(band, prose))
     from mqperf.chapters import _kafka_task_scaling_whatif as whatif
 
-    whatif.add(r, fits, curve, known, target, max_tasks)
+    # The what-if chart spans the data (and max_tasks): its controls move the curve, not the planning range.
+    whatif.add(r, fits, curve, known, target, max(max_tasks, int(pts["tasks"].max())), ranks)
     usl_fits = {s: res for s, res in fits.results.items() if res.model == "usl"}
     overhead.show(r, usl_fits, {s: float(pts.loc[pts["series"] == s, "tasks"].max()) for s in usl_fits},
-                  n_max=max_tasks, x_title="connector tasks (tasks.max)", limit=NAMED,
+                  n_max=span, x_title="connector tasks (tasks.max)", limit=NAMED,
                   missing="no series has a USL fit (it needs three or more equations), so there is no coherency "
                           "part to set against contention; Amdahl's law assumes none")
 
     # -- other readings and checks -------------------------------------------------------------
-    neck = k.bottleneck_table(fits, pts, known)
+    neck = k.bottleneck_table(ranks)
     r.table("bottleneck", neck, caption="Bottleneck model X = min(λN, X_max) per series", digits=4,
             missing="no series could be fitted with the bottleneck model")
-    r.text("bottleneck_text", _bottleneck_text(neck, fits, prose))
+    r.text("bottleneck_text", _bottleneck_text(ranks, pts, prose, r))
     r.about("about_bottleneck", ABOUT_BOTTLENECK)
 
     loo = k.leave_one_out(fits, pts, known)
@@ -108,20 +118,27 @@ def analyse(p: dict):
     _about(r, "about_cross", _about_cross(fits, pts, prose) if src.book_data else "")
 
     # -- planning --------------------------------------------------------------------------------
-    plan = k.plan(fits, pts, target, max_tasks)
-    r.table("plan", plan, caption=f"Tasks for {prose.num(target, 12)} msg/s", digits=4)
-    r.text("plan_text", _plan_text(plan, target, max_tasks, prose))
-    gains = k.gains(fits, max_tasks)
-    r.chart("gains", k.gains_chart(gains) if len(gains) else None,
-            missing="without a USL fit there is no marginal gain per task to show")
+    answers = plan.table(ranks, pts, target)
+    r.table("plan", answers, caption=f"Tasks for {prose.num(target, 12)} msg/s, from the readings the comparison "
+            "accepts (no cap: each answer follows its model)", digits=4)
+    r.text("plan_text", _plan_text(ranks, pts, target, prose, r))
+    gains = plan.gains(ranks, span)
+    r.chart("gains", k.gains_chart(gains, span, max_tasks, int(pts["tasks"].max())) if len(gains) else None,
+            missing="no series has a fit to read the marginal gain per task from")
     costs = views.open(p["costs"], CHAPTER, "costs") if p.get("costs") else None
-    cpu = k.cpu_at_rate(costs, fits, pts, target, max_tasks) if costs is not None else None
+    cpu = k.cpu_at_rate(costs, ranks, pts, target) if costs is not None else None
     r.table("cpu", cpu, digits=3,
-            caption=f"General-purpose CPU at {prose.num(target, 12)} msg/s, or at the best rate a series' fit reaches",
+            caption=f"General-purpose CPU at {prose.num(target, 12)} msg/s, or at the most a reading reaches",
             missing="no CPU costs were given (costs is empty), so the target rate is not priced in CPU"
             if costs is None else "no fitted series matches the series the CPU costs were measured on")
-    r.text("cpu_text", _cpu_text(cpu, target, max_tasks, prose))
+    r.text("cpu_text", _cpu_text(cpu, target, prose, r))
     r.about("about_cpu", ABOUT_CPU)
+    r.checked("Planning model", _planning_check(ranks, prose))
+    r.checked("Planning range", f"answers follow each model without a cap; the tables and charts run to {span:,} tasks "
+                                f"(the largest of max_tasks, {max_tasks:,}, the largest measured count, "
+                                f"{int(pts['tasks'].max()):,}, and the task after the last that adds 5 %)")
+    r.checked("Weights", "; ".join(f"{text.visible(s)}: {w.words}" for s, w in list(choices.items())[:NAMED])
+              + (f"; and {len(choices) - NAMED:,} more series" if len(choices) > NAMED else ""))
 
     for name, card, result in fits.cards(CHAPTER, src.name):
         r.card(name, card, result)
@@ -169,24 +186,38 @@ def _sensitivity_text(band, prose) -> str:
         for b in band.itertuples(index=False))
 
 
-def _bottleneck_text(neck, fits, prose) -> str:
+def _bottleneck_text(ranks, pts, prose, r) -> str:
     out = []
-    for b in list(neck.itertuples(index=False))[:NAMED]:
-        res = fits.results[b.series]
-        ceiling = (f"a ceiling of {prose.num(b[1])} msg/s with its knee at N = {prose.num(b[2])}" if b[3] else
-                   f"no plateau in the points, so its ceiling ({prose.num(b[1])} msg/s) is only a lower bound")
-        peak = (f"a peak of {prose.num(res.peak_x())} msg/s at {prose.num(res.peak_n())} tasks"
-                if res.model == "usl" and res.kappa > 0 else "no peak")
-        if b[5] == "cannot tell":
-            verdict = "these points cannot rank the two (AICc needs residual degrees of freedom in both)"
+    named = [rk for rk in ranks.values() if rk.readings[1] is not None]
+    for rk in named[:NAMED]:
+        own, neck = rk.readings
+        b = neck.result
+        low, high = (float(v) for v in _measured(pts, rk.series))
+        ceiling = (f"a ceiling of {prose.num(b.x_max)} msg/s with its knee at N = {prose.num(b.knee())}"
+                   if "x_max" not in b.at_bound else
+                   f"no plateau in the points, so its ceiling ({prose.num(b.x_max)} msg/s) is only a lower bound")
+        if own.shape == "peak":
+            n_top, x_top = own.top()
+            where = " (extrapolated: beyond the largest measured count)" if n_top > high else ""
+            if where:
+                r.extrapolated(f"{text_visible(rk.series)}: the modelled peak by its {own.model} fit")
+            peak = f"a modelled peak of {prose.num(x_top)} msg/s at {prose.num(n_top)} tasks{where}"
+        elif own.shape == "limit":
+            peak = (f"no peak, only a limit of {prose.num(own.top()[1])} msg/s that more tasks approach (extrapolated: "
+                    "reached only as tasks grow without bound)")
+            r.extrapolated(f"{text_visible(rk.series)}: the modelled limit by its {own.model} fit")
         else:
-            crit, best = b[5].split(": ")
-            verdict = (f"{crit} prefers the {best} reading by {prose.num(b[6])}" if b[6] >= 2 else
-                       f"{crit} leans to the {best} reading by only {prose.num(b[6])}: below about 2, no evidence "
-                       "either way")
-        out.append(f"{prose.quoted(b.series)}: the bottleneck reading gives {ceiling}; its "
-                   f"{_model_name(res)} fit gives {peak}; {verdict}.")
-    return prose.bullets(out) + ("\n\n" + _more(len(neck), "series") if len(neck) > NAMED else "")
+            peak = "no peak and no limit"
+        uses = (f"so the planning below uses the {rk.accepted[0].model} reading" if rk.ranked else
+                "so the planning below gives both readings' answers")
+        out.append(f"{prose.quoted(rk.series)}: the bottleneck reading gives {ceiling}; its {own.model} fit gives "
+                   f"{peak}; {rk.why}, {uses}.")
+    return prose.bullets(out) + ("\n\n" + _more(len(named), "series") if len(named) > NAMED else "")
+
+
+def _measured(pts, series):
+    g = pts.loc[pts["series"] == series, "tasks"]
+    return g.min(), g.max()
 
 
 def _model_name(res) -> str:
@@ -218,40 +249,120 @@ def _cross_text(cross, prose) -> str:
     return prose.bullets(lines) + "\n\nA USL fit describes one system and workload; it does not carry over."
 
 
-def _plan_text(plan, target, max_tasks, prose) -> str:
+def _target_clause(row: dict, target: float, prose) -> str:
+    """"reaches T msg/s with N tasks" or "does not reach T msg/s ...", labelled when extrapolated."""
+    need, t = row["tasks for the target"], prose.num(target, 12)
+    beyond = row["beyond the measured counts"]
+    high = prose.num(row["largest measured (tasks)"])
+    if not isinstance(need, str):
+        s = f"reaches {t} msg/s with {prose.count(int(need), 'task')}"
+        if "tasks for the target" in beyond:
+            s += f" (extrapolated: outside the measured counts, which end at {high})"
+        return s
+    why = need.split(": ", 1)[1]
+    x_top, n_top = row["modelled peak or ceiling (msg/s)"], row["at (tasks)"]
+    if why.startswith("above the modelled peak"):
+        s = (f"does not reach {t} msg/s at any task count: the target is above its modelled peak, "
+             f"{prose.num(x_top)} msg/s at {prose.num(n_top)} tasks")
+    elif why.startswith("above the ceiling"):
+        s = f"does not reach {t} msg/s at any task count: the target is above its ceiling, {prose.num(x_top)} msg/s"
+    elif why.startswith("at or above the modelled limit"):
+        s = (f"does not reach {t} msg/s at any task count: the target is at or above its modelled limit λ/σ, "
+             f"{prose.num(x_top)} msg/s, which more tasks approach but never reach")
+    else:
+        s = f"does not reach {t} msg/s as far as these points tell: the target is {why}"
+    if "the modelled peak" in beyond or "the modelled limit" in beyond:
+        s += f" (extrapolated: the measured counts end at {high})"
+    return s
+
+
+def _paying_clause(row: dict, prose) -> str:
+    s = f"the last task that adds at least 5 % is task {prose.num(row['last task adding ≥ 5 %'])}"
+    if "last task adding ≥ 5 %" in row["beyond the measured counts"]:
+        s += " (extrapolated)"
+    return s
+
+
+def _plan_text(ranks, pts, target, prose, r) -> str:
+    from mqperf.chapters import _kafka_task_scaling_plan as plan
+
+    frame = plan.table(ranks, pts, target)
     out = []
-    best_col = f"best rate with ≤ {max_tasks} tasks (msg/s)"
-    for row in list(plan.to_dict("records"))[:NAMED]:
-        name, need = prose.quoted(row["series"]), row["tasks for the target"]
-        if isinstance(need, str):
-            s = (f"{name} does not reach {prose.num(target, 12)} msg/s with up to {prose.num(max_tasks)} tasks "
-                 f"(its fit's best is {prose.num(row[best_col])} msg/s).")
+    for name, rk in list(ranks.items())[:NAMED]:
+        rows = frame[frame["series"] == name].to_dict("records")
+        q = prose.quoted(name)
+        for row in rows:
+            for what in row["beyond the measured counts"].split("; "):
+                if what != "nothing":
+                    r.extrapolated(f"{text_visible(name)}: {what} by its {row['model']} fit")
+        if len(rows) == 1:
+            row = rows[0]
+            head = (f"{q}, by its {row['model']} fit ({rk.why})" if rk.readings[1] is not None
+                    else f"{q}, by its {row['model']} fit (the only reading)")
+            out.append(f"{head}, {_target_clause(row, target, prose)}; {_paying_clause(row, prose)}.")
         else:
-            s = f"{name} reaches {prose.num(target, 12)} msg/s with {prose.count(need, 'task')}."
-            if row["beyond the measurements"]:
-                s += (f" That is more than its largest measured tasks.max ({prose.num(row['largest measured (tasks)'])}): "
-                      "an extrapolation.")
-        last = row["last task adding ≥ 5 %"]
-        s += (f" Every task up to {prose.num(max_tasks)} adds at least 5 %." if isinstance(last, str) else
-              f" The last task that adds at least 5 % is task {prose.num(last)}.")
-        out.append(s)
-    return prose.bullets(out) + ("\n\n" + _more(len(plan), "series") if len(plan) > NAMED else "")
+            said = [(_target_clause(row, target, prose), _paying_clause(row, prose)) for row in rows]
+            parts = [f"{q}: {rk.why}, so both readings answer."]
+            if said[0] == said[1]:
+                parts.append(f"By its {rows[0]['model']} and {rows[1]['model']} fits alike, {q} {said[0][0]}; "
+                             f"{said[0][1]}.")
+            else:
+                parts += [f"By its {row['model']} fit, {q} {t}; {g}." for row, (t, g) in zip(rows, said)]
+            out.append(" ".join(parts))
+    return prose.bullets(out) + ("\n\n" + _more(len(ranks), "series") if len(ranks) > NAMED else "")
 
 
-def _cpu_text(cpu, target, max_tasks, prose) -> str:
+def text_visible(name: str) -> str:
+    from mqperf.present import text
+
+    return text.visible(name)
+
+
+def _cpu_text(cpu, target, prose, r) -> str:
     if cpu is None or cpu.empty:
         return ""
     out = []
     for c in cpu.to_dict("records"):
         lo, hi = prose.num(c["engines, low"]), prose.num(c["engines, high"])
         engines = f"{lo if lo == hi else lo + ' to ' + hi} general-purpose engines (CPU seconds per second)"
+        label = " (extrapolated)" if c["extrapolated"] else ""
+        if c["extrapolated"]:
+            r.extrapolated(f"{text_visible(c['series'])}: the CPU priced by its {c['model']} fit")
+        name = prose.quoted(c["series"])
         if c["target reached"]:
-            out.append(f"{prose.quoted(c['series'])} at {prose.num(target, 12)} msg/s: {engines}.")
+            out.append(f"{name} at {prose.num(target, 12)} msg/s{label}, by its {c['model']} fit: {engines}.")
         else:
-            out.append(f"{prose.quoted(c['series'])} cannot reach {prose.num(target, 12)} msg/s with up to "
-                       f"{prose.num(max_tasks)} tasks by its fit, so its row prices the best rate the fit reaches, "
-                       f"{prose.num(c['rate priced (msg/s)'])} msg/s: {engines}.")
+            out.append(f"{name} cannot reach {prose.num(target, 12)} msg/s by its {c['model']} fit, so its row prices "
+                       f"the most that fit reaches, {prose.num(c['rate priced (msg/s)'])} msg/s{label}: {engines}.")
     return prose.bullets(out)
+
+
+def _planning_check(ranks, prose) -> str:
+    ranked = [rk for rk in ranks.values() if rk.ranked]
+    both = [rk for rk in ranks.values() if len(rk.accepted) == 2]
+    parts = []
+    if ranked:
+        parts.append(f"{prose.count(len(ranked), 'series', 'series')} planned from the reading AICc (or AIC) prefers "
+                     "by 2 or more")
+    if both:
+        parts.append(f"{prose.count(len(both), 'series', 'series')} with both readings' answers, the data cannot "
+                     "rank them")
+    alone = len(ranks) - len(ranked) - len(both)
+    if alone:
+        parts.append(f"{prose.count(alone, 'series', 'series')} with the fit as the only reading")
+    return "; ".join(parts) + "; no answer comes from a rejected reading"
+
+
+def _weights_text(choices: dict, prose) -> str:
+    rel = [s for s, w in choices.items() if w.kind == "relative"]
+    if not rel:
+        return ""
+    if len(rel) == 1:
+        return f"{prose.quoted(rel[0])} is fitted with weights 1/y² (equal relative errors): {choices[rel[0]].test}."
+    shown = prose.listing(prose.quoted(s) for s in rel[:NAMED])
+    more = f" (and {len(rel) - NAMED:,} more)" if len(rel) > NAMED else ""
+    return (f"{shown}{more} are fitted with weights 1/y² (equal relative errors): the spread of their residuals grows "
+            "with the rate; \"How this report was made\" gives each series' test.")
 
 
 # -- about the published measurements (shown on the book's own data only) ----------------------

@@ -278,8 +278,8 @@ def paragraph(frame, chapters: list[str], datasets: int) -> str:
         out.append(f"Nearest their modelled limit, by the best measured rate as a share of the peak: {near}.")
     extrap = int((fitted["flags"].fillna("").str.contains("extrapolated")).sum()) if len(fitted) else 0
     if extrap:
-        out.append(f"For {prose.count(extrap, 'series', 'series')} the peak lies beyond the largest measured concurrency: "
-                   "an extrapolation of the fitted model.")
+        out.append(f"For {prose.count(extrap, 'series', 'series')} the modelled peak or the planning answer lies beyond "
+                   "the largest measured concurrency: an extrapolation of the fitted model.")
     return " ".join(out)
 
 
@@ -290,7 +290,8 @@ def _table_frame(frame, chapters: list[str]):
     cols = {"id": "id", "chapter": "chapter", "series": "series", "status": "status", "flags": "flags",
             "model": "model", "peak_x": f"peak{unit}", "peak_n": "at (N)",
             current: f"best measured{unit}", "peak_used_pct": "of peak (%)",
-            "peak_over_target": "peak / target", "tasks_for_target": "tasks for the target",
+            "peak_over_target": "peak / target", "planning_model": "planning model",
+            "tasks_for_target": "tasks for the target", "tasks_for_target_note": "about the tasks for the target",
             "mape_pct": "error (%)", "reason": "reason"}
     shown = frame
     if "peak_used_pct" in frame:

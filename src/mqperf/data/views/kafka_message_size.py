@@ -8,8 +8,12 @@ COLUMNS = ["connector", "series", "tasks", "msg_size_kb", "rate_msg_s", "approx_
 
 
 def points(name: str, frame: pd.DataFrame) -> pd.DataFrame:
-    """Rates by connector and size, with the article's printed MB/s; quotes and seeds dropped."""
-    return frame[COLUMNS].reset_index(drop=True)
+    """Rates by connector and size, with the article's printed MB/s; quotes and seeds dropped.
+
+    The book's workload identifiers become words (peak_nonpersistent → peak nonpersistent); a
+    reader's series names are shown as given, so only the book's view maps them."""
+    out = frame[COLUMNS].reset_index(drop=True)
+    return out.assign(series=out["series"].str.replace("_", " ", regex=False))
 
 
 VIEWS = {"data": points}
