@@ -58,11 +58,21 @@ def _p(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.2g}" if value < 0.01 else f"{value:.2f}"
 
 
+def _root_weights(result) -> np.ndarray:
+    """√wᵢ of a weighted fit's points (ones for an unweighted fit)."""
+    w = getattr(result, "weights", None)
+    if w is None:
+        return np.ones(len(result.y))
+    return np.sqrt(np.asarray(w, dtype=float))
+
+
 def residual_checks(result) -> Checks:
     """Shapiro-Wilk on the residuals and Spearman of |residual| against the fitted values."""
     from scipy import stats
 
-    resid = np.asarray(result.resid, dtype=float)
+    # A weighted fit assumes the weighted residuals √wᵢ·rᵢ share one distribution (relative errors for
+    # weights 1/y²): those are what its checks must test, not the raw ones.
+    resid = np.asarray(result.resid, dtype=float) * _root_weights(result)
     if resid.size < MIN_RESIDUALS or result.df_resid < MIN_DF or result.resid_at_noise_level:
         return Checks(False)
     fitted = np.asarray(result.fittedvalues, dtype=float)
@@ -87,7 +97,9 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
     from scipy.optimize import least_squares
 
     x, fitted = np.asarray(result.x, dtype=float), np.asarray(result.fittedvalues, dtype=float)
-    resid = np.asarray(result.resid, dtype=float) * math.sqrt(result.nobs / max(result.df_resid, 1))
+    sw = _root_weights(result)
+    # Weighted fits resample their weighted residuals and refit with the same weights.
+    resid = np.asarray(result.resid, dtype=float) * sw * math.sqrt(result.nobs / max(result.df_resid, 1))
     names = list(result.params.index)
     free = [i for i, n in enumerate(names) if n not in result.active_bounds]
     theta0 = result.params.to_numpy(dtype=float)
@@ -97,12 +109,12 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(refits):
-        y = fitted + rng.choice(resid, size=resid.size, replace=True)
+        y = fitted + rng.choice(resid, size=resid.size, replace=True) / sw
 
         def residuals(free_theta, y=y):
             theta = theta0.copy()
             theta[free] = free_theta
-            return result.fn(x, *theta) - y
+            return sw * (result.fn(x, *theta) - y)
 
         try:
             sol = least_squares(residuals, np.maximum(theta0[free], lower), bounds=(lower, np.inf), method="trf")

@@ -210,7 +210,7 @@ def usl_reading(series: str, result, *, measured_max_n: float, unit: str = "msg/
         out.append(f"The modelled peak, {num(peak_x, unit=unit)} at N = {num(peak_n)}, lies {where}.")
     elif math.isfinite(peak_x):
         out.append(f"The model has no peak: throughput approaches {num(peak_x, unit=unit)} (λ/σ) "
-                   "as concurrency grows.")
+                   "as concurrency grows without bound, a limit no measurement reaches: an extrapolation.")
     else:
         out.append("The model has no peak: throughput keeps rising with concurrency.")
     return out

@@ -116,7 +116,8 @@ def usl(*, lam: float, sigma: float, kappa: float, target: float, n_max: int, re
             .transform_calculate(hit=f"datum.x >= target ? datum.n : {n_max + 1}")
             .transform_aggregate(need="min(hit)")
             .transform_calculate(label=f"'tasks for ' + {fmt('target')} + ' {unit}: ' + "
-                                       f"(datum.need <= {n_max} ? datum.need : 'not within {n_max}')"))
+                                       f"(datum.need <= {n_max} ? datum.need : (target > {peak_x} ? "
+                                       f"'none: above the modelled peak at any count' : 'more than the {n_max} drawn'))"))
     answers = _answers([*_fixed(fitted_text),
                         (_one(f"'N* = ' + {fmt(peak)} + ' tasks'"), charts.PALETTE[0]),
                         (_one(f"'X* = ' + {fmt(peak_x)} + ' {unit}'"), charts.PALETTE[0]),

@@ -1,0 +1,50 @@
+"""Residual checks before intervals: they fail on what they should, and a weighted fit is checked on
+its weighted residuals."""
+
+import numpy as np
+
+from mqperf.models import diagnostics, latency_bandwidth, usl
+
+
+def test_proportional_noise_fails_the_checks_of_an_unweighted_fit_far_more_often_than_even_noise():
+    """5 % proportional noise over a tenfold range of rates (24 points): the checks catch it in most
+    datasets (77 % here) and switch the interval to a bootstrap; even noise trips them near their
+    two 5 % levels (10 % here)."""
+    def share_failing(noise, seed):
+        rng = np.random.default_rng(seed)
+        fails = 0
+        for _ in range(60):
+            n = np.repeat(np.arange(1, 13, dtype=float), 2)
+            fit = usl.fit(n, noise(usl.throughput(n, 1000, 0.02, 0.0005), rng))
+            fails += not fit.residual_checks.passed
+            if not fit.residual_checks.passed:
+                assert "bootstrap" in fit.interval_method
+        return fails / 60
+
+    proportional = share_failing(lambda x, rng: x * (1 + rng.normal(0, 0.05, x.size)), 3)
+    even = share_failing(lambda x, rng: x + rng.normal(0, 30.0, x.size), 4)
+    assert proportional >= 0.6 and even <= 0.2
+
+
+def test_normal_even_noise_passes_and_keeps_the_t_interval():
+    rng = np.random.default_rng(4)
+    n = np.arange(1, 13, dtype=float)
+    x = usl.throughput(n, 1000, 0.05, 0.002) + rng.normal(0, 5.0, n.size)
+    fit = usl.fit(n, x)
+    assert fit.residual_checks.passed and fit.interval_method.startswith("Wald")
+
+
+def test_a_weighted_fit_is_checked_on_its_weighted_residuals():
+    """Latency-bandwidth fits weigh 1/y²: relative errors are what must look normal and even."""
+    rng = np.random.default_rng(6)
+    kb = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512], dtype=float)
+    a, b = 30e-6, 80e6
+    rate = 1.0 / (a + kb * 1024 / b) * (1 + rng.normal(0, 0.02, kb.size))
+    fit = latency_bandwidth.fit(kb * 1024, rate)
+    weights = getattr(fit, "weights", None)
+    assert weights is not None
+    relative = fit.resid * np.sqrt(weights)
+    checks = diagnostics.residual_checks(fit)
+    from scipy import stats
+
+    assert checks.normal_p == stats.shapiro(relative).pvalue
