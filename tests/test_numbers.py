@@ -72,3 +72,11 @@ def test_tables_charts_and_cards_share_the_rule():
 def test_format_number_matches_round_sig():
     for v in np.geomspace(1e-5, 1e9, 37):
         assert float(numbers.format_number(v, 5).replace(",", "")) == numbers.round_sig(v, 5)
+
+
+def test_huge_values_are_powers_of_ten_and_keep_their_zeros():
+    from mqperf.numbers import format_number
+
+    assert format_number(-1.53e19) == "-1.53e19"
+    assert format_number(2.5e16, 3) == "2.5e16"
+    assert format_number(1.2e14) == "120,000,000,000,000"

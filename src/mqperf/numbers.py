@@ -133,5 +133,12 @@ def format_number(value: float, digits: int = TABLE_DIGITS, *, scale: float | No
     v = round_sig(value, digits, scale=scale)
     if v.is_integer() and abs(v) < 1e15:
         return f"{int(v):,}"
+    if abs(v) >= 1e15:
+        # Past a thousand million million, digit groups stop being readable: powers of ten.
+        mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
+        if "." in mantissa:
+            mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}e{int(exponent)}"
     decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(v)))))
-    return f"{v:,.{decimals}f}".rstrip("0").rstrip(".")
+    text = f"{v:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

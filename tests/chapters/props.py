@@ -26,7 +26,7 @@ _NUMBER = re.compile(r"(?<![\w.,/-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-
 # Parts of a sentence that are names, code or links, not results; and the statistics of the test
 # that decided a claim (models.evidence: "(one-sided t-test ... p = 0.012)"), which back a result.
 _NOT_RESULTS = re.compile(r"“[^”]*”|`[^`]*`|\{[a-z]+\}`[^`]*`|\[[^\]]*\]\([^)]*\)|\$[^$]*\$|\([A-Z]\d{3}\)|E\d{3}"
-                          r"|\((?:one-sided |two-sided )?(?:t-test|F-test|Shapiro|Spearman)[^)]*(?:\([^)]*\)[^)]*)*\)")
+                          r"|\((?:one-sided |two-sided )?(?:t-test|F-test|Shapiro|Spearman)[^()]*(?:\([^()]*\)[^()]*)*\)")
 #: Numbers every report may state without a table: the interval level, small counts.
 CONVENTIONS = {95.0}
 

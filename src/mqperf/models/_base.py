@@ -223,8 +223,8 @@ class FitResult:
         if not self.residual_checks.passed:
             from mqperf.models.diagnostics import REFITS
 
-            return (f"residual bootstrap, {REFITS} refits, percentile 95 % (the residuals fail the normality or "
-                    "even-spread check, so the t interval is not used)")
+            return (f"residual bootstrap, {REFITS} refits, percentile 95 %, widened where narrower to the t interval "
+                    "(the residuals fail the normality or even-spread check)")
         return "Wald, Student-t on df_resid, 95 %"
 
     def _bootstrap(self, alpha: float) -> pd.DataFrame:
@@ -233,7 +233,14 @@ class FitResult:
             from mqperf.models.diagnostics import bootstrap_conf_int
 
             ci = bootstrap_conf_int(self, alpha=alpha)
-            cache[alpha] = pd.DataFrame({"lower": ci[0].astype(float), "upper": ci[1].astype(float)})
+            boot = pd.DataFrame({"lower": ci[0].astype(float), "upper": ci[1].astype(float)})
+            # A parameter the refits barely move gets a bootstrap interval of almost no width,
+            # which would read as "known"; the reported interval covers the t interval too.
+            q = t_quantile(1 - alpha / 2, self.df_resid)
+            wald_lo, wald_hi = self.params - q * self.bse, self.params + q * self.bse
+            boot["lower"] = np.fmin(boot["lower"], wald_lo)
+            boot["upper"] = np.fmax(boot["upper"], wald_hi)
+            cache[alpha] = boot
         return cache[alpha].copy()
 
     # -- output ------------------------------------------------------------------------------

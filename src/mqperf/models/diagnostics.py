@@ -62,7 +62,7 @@ def _root_weights(result) -> np.ndarray:
     """√wᵢ of a weighted fit's points (ones for an unweighted fit)."""
     w = getattr(result, "weights", None)
     if w is None:
-        return np.ones(len(result.y))
+        return np.ones(len(np.asarray(result.resid)))
     return np.sqrt(np.asarray(w, dtype=float))
 
 
