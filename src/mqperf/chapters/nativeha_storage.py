@@ -366,9 +366,12 @@ def timeout_reading(limits, timeout, assumed: str) -> str:
 def records_reading(records, k, timeout) -> str:
     from mqperf.present import prose
 
-    model = prose.listing(f"{prose_num(v)} %" for v in records["modelled_pct"])
+    def shares(values):
+        shown = [f"{prose_num(v)} %" for v in values]
+        return shown[0] if len(set(shown)) == 1 else prose.listing(shown)
+
+    model, spread = shares(records["modelled_pct"]), shares(records["exponential_pct"])
     got = prose.listing(f"{prose_num(v)} %" for v in records["received_pct"])
-    spread = prose.listing(f"{prose_num(v)} %" for v in records["exponential_pct"])
     text = (f"Under group commit each of a record's {k:,} forced writes waits at most the write in progress and its "
             f"own, so at the utilisation each publication showed the log alone lets {model} of records finish within "
             f"{prose_num(timeout)} s ({spread} if write times are exponential), where {got} arrived "
