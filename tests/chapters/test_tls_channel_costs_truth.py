@@ -123,13 +123,14 @@ def quantity_claims(text: str, case: Case) -> list[str]:
     for s in sentences(text):
         if "cannot tell" in s:
             continue
-        m = re.search(r"s0 ≈ ([\d,.]+) bytes", s) or re.search(r"s0 is about ([\d,.]+) bytes", s)
+        m = (re.search(r"s0 ≈ ([\d,.]+) bytes", s) or re.search(r"s0 is about ([\d,.]+) bytes", s)
+             or re.search(r"size s0 at which .*? is about ([\d,.]+) bytes", s))
         if m:
             x = _number(m[1])
             if case.a == 0 or not case.s0 / 2 <= x <= case.s0 * 2:
                 false.append(s)
-        m = re.search(r"renegotiation costs about ([\d,.]+) times the size-independent part", s) or \
-            re.search(r"\ba is about ([\d,.]+)", s)
+        m = (re.search(r"renegotiation costs about ([\d,.]+) times the size-independent part", s)
+             or re.search(r"\ba is about ([\d,.]+)", s) or re.search(r"renegotiation cost a \(.*?\) is about ([\d,.]+)", s))
         if m:
             x = _number(m[1])
             if not (case.a / 2 <= x <= case.a * 2) or case.a == 0:

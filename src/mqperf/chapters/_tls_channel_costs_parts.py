@@ -189,16 +189,30 @@ def growth_interval(result) -> tuple[float, float]:
     return growth(hi_s0), growth(lo_s0)
 
 
+def _n(value: float, unit: str | None = None) -> str:
+    """:func:`~mqperf.present.prose.num`, in powers of ten beyond 1e12 (a fit's interval on a size it
+    cannot tell runs to ±1e16 bytes, which digit grouping does not print well)."""
+    if np.isfinite(value) and abs(value) >= 1e12:
+        text = f"{value:.3g}".replace("e+", "e")
+        return f"{text} {unit}" if unit else text
+    return num(value, unit=unit)
+
+
 def _estimate(name: str, value: float, lo: float, hi: float, unit: str | None = None) -> str:
-    """A quantity said only when its interval identifies it (:func:`mqperf.models.evidence.identified`)."""
+    """A quantity said only when its interval identifies it (:func:`mqperf.models.evidence.identified`).
+
+    ``name`` starts the sentence ("The renegotiation cost a ..."): "<name> is about X (95 % interval ...)",
+    or "The data cannot tell <name, lower case>: ...".
+    """
     from mqperf.models import evidence
 
     if evidence.identified(lo, hi):
-        return f"{name}, is about {num(value, unit=unit)} ({prose.interval(lo, hi, unit)})."
+        return f"{name} is about {_n(value, unit)} ({prose.interval(lo, hi, unit)})."
+    lower = name[0].lower() + name[1:]
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        return f"The data cannot tell {name}: it has no finite interval."
+        return f"The data cannot tell {lower}: it has no finite interval."
     why = "reaches zero or below" if lo <= 0 else f"spans a factor {num(hi / lo)}"
-    return f"The data cannot tell {name}: its 95 % interval ({num(lo)} to {num(hi, unit=unit)}) {why}."
+    return f"The data cannot tell {lower}: its 95 % interval ({_n(lo)} to {_n(hi, unit)}) {why}."
 
 
 def _size_model_reading(result) -> list[str]:
@@ -226,9 +240,9 @@ def _size_model_reading(result) -> list[str]:
     said = []
     a_lo, a_hi = float(ci.loc["a", "lower"]), float(ci.loc["a", "upper"])
     s_lo, s_hi = float(ci.loc["s0", "lower"]), float(ci.loc["s0", "upper"])
-    said.append(_estimate("a, a renegotiation's cost in units of the size-independent part of a message's TLS "
-                          "cost (H / e0)", a, a_lo, a_hi))
-    said.append(_estimate("s0, the message size at which the per-byte part of the TLS cost equals the fixed part",
+    said.append(_estimate("The renegotiation cost a (H / e0: a renegotiation in units of the size-independent "
+                          "part of a message's TLS cost)", a, a_lo, a_hi))
+    said.append(_estimate("The size s0 at which the per-byte part of a message's TLS cost equals the fixed part",
                           s0, s_lo, s_hi, "bytes"))
     g_lo, g_hi = growth_interval(result)
     from mqperf.models import evidence

@@ -205,9 +205,42 @@ def rise_test(res):
     if ss1 <= 1e-24 * max(float(y @ y), 1.0):
         p = 0.0 if ss0 > 0 else 1.0
         return p, "F-test of the Hill curve against a constant effect: the curve passes through the points"
-    f = ((ss0 - ss1) / k) / (ss1 / df1)
-    p = float(stats.f.sf(max(f, 0.0), k, df1))
+    f = max(((ss0 - ss1) / k) / (ss1 / df1), 0.0)
+    p = float(stats.f.sf(f, k, df1))
     return p, f"F-test of the Hill curve against a constant effect: F = {f:.2f} on {k} and {df1} df, {_p(p)}"
+
+
+def bend_test(res):
+    """Does the Hill curve beat a straight line in log size by more than its scatter? (p, words), or None.
+
+    A plateau is a bend: an effect that keeps rising in proportion to log size has none, yet a Hill
+    curve with a shallow slope fits such a line with a plateau and a half-way size whose intervals
+    look tight (they assume the curve is right). The extra-sum-of-squares F-test of the Hill fit
+    (three parameters) against the least-squares line in ln(size) (two) decides whether the data
+    show the levelling off; it needs residual degrees of freedom.
+    """
+    from scipy import stats
+
+    from mqperf.models.evidence import _p
+
+    x, y = np.log(np.asarray(res.x, dtype=float)), np.asarray(res.y, dtype=float)
+    df1 = int(res.df_resid)
+    if df1 <= 0 or x.size < 3:
+        return None
+    slope, icpt = np.polyfit(x, y, 1)
+    ss_line = float(((y - (icpt + slope * x)) ** 2).sum())
+    ss_hill = float(((y - np.asarray(res.fittedvalues, dtype=float)) ** 2).sum())
+    k = (x.size - 2) - df1
+    if k <= 0:
+        return None
+    if ss_hill <= 1e-24 * max(float(y @ y), 1.0):
+        p = 0.0 if ss_line > 1e-24 * max(float(y @ y), 1.0) else 1.0
+        return p, ("F-test of the Hill curve against a straight line in log size: the curve passes through the "
+                   "points" + ("" if p == 0 else ", and so does the line"))
+    # A Hill fit can miss a straight line by more than the line does (F < 0): no gain at all, F = 0.
+    f = max(((ss_line - ss_hill) / k) / (ss_hill / df1), 0.0)
+    p = float(stats.f.sf(f, k, df1))
+    return p, f"F-test of the Hill curve against a straight line in log size: F = {f:.2f} on {k} and {df1} df, {_p(p)}"
 
 
 def _span(lo, hi) -> float:
@@ -269,6 +302,12 @@ def _reading(effect: str, res, size_kb, pct_values) -> str:
         return out + (f"; across the sizes measured it stays near its plateau, {pct(res.y_max)} "
                       f"({prose.interval(y_lo, y_hi, '%')})." if plateau else ".")
     plateau, half = evidence.identified(y_lo, y_hi), evidence.identified(s_lo, s_hi)
+    bend = bend_test(res)
+    if bend is not None and bend[0] >= 0.05:
+        # A line in log size does as well: the data do not show the effect levelling off at all.
+        return (f"{rises}, but the data cannot tell whether it levels off: the Hill curve fits no better than a "
+                f"straight line in log size ({bend[1]}), so neither its plateau (fitted at {pct(res.y_max)}) nor its "
+                f"half-way size (fitted at {num(res.s50)} KB) is located.")
     if not half:
         # Without the bend located, the plateau it leads to is not located either.
         out = (f"{rises}, but {_unknown('where it reaches half its plateau', s_lo, s_hi, 'KB')}, so the plateau "

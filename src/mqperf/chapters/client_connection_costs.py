@@ -101,7 +101,7 @@ def _regressions(r, p, calc, basic, source, runs, pure) -> None:
     if len(diffs) and pure[1] > 0:
         shown["runs (from, to)"] = [f"{a:,}, {b:,}" for a, b in diffs["runs"]]
         shown["t"] = [t[0] for t in tests]
-        shown["p (Holm-adjusted)" if len(tests) > 1 else "p"] = [t[1] for t in tests]
+        shown["p (Holm-adjusted)" if len(tests) > 1 else "p"] = [_p_shown(t[1]) for t in tests]
     r.table("differences", shown, digits=4, caption="Each setting against its base, from the BASIC cells"
             + (": each difference tested against the replicates' scatter (two-sided t-test, p Holm-adjusted for the "
                "comparisons made)" if pure[1] > 0 else
@@ -231,6 +231,13 @@ def _family_words(tests, which) -> str:
             f"{p_range([tests[i][1] for i in which])}{holm}")
 
 
+def _p_shown(p: float) -> str:
+    """A p-value as tables show it: "< 0.001" rather than a 0 the display rule makes of 1e-17."""
+    from mqperf.models.evidence import _p
+
+    return _p(p).removeprefix("p ").removeprefix("= ")
+
+
 def _names(row) -> tuple[str, str]:
     """The two sides of a comparison as a sentence names them (a reader's listener as given)."""
     from mqperf.present import text
@@ -326,7 +333,7 @@ def _options(r, calc, configs, pure) -> None:
         tests = calc.tested([calc.difference_test(d, *runs, *pure) for d, runs in
                              zip(rows[f"{col}_increment_us"], rows[f"{col}_runs"])], "configurations")
         if all(t is not None for t in tests):
-            shown.loc[rows.index, f"{what.split(' ')[0]} p"] = [t[1] for t in tests]
+            shown.loc[rows.index, f"{what.split(' ')[0]} p"] = [_p_shown(t[1]) for t in tests]
         parts.append(_option_sentence(what, rows[f"{col}_increment_us"].to_numpy(float),
                                       rows[f"{col}_increment_pct"].to_numpy(float), tests))
     if parts and pure[1] == 0:

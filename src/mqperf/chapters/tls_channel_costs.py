@@ -277,6 +277,9 @@ def channel_section(r, result, p, increments) -> None:
             elif np.isfinite(row["renegotiation cost (%)"]):
                 cost = (f"the data cannot tell what renegotiation adds to the TLS cost per message (95 % interval "
                         f"{pct(row['95 % lower (%)'])} to {pct(row['95 % upper (%)'])})")
+            elif standing == "cannot tell" and result.size_model:
+                cost = ("the data cannot tell what renegotiation adds at this size (outside the sizes measured, "
+                        "with s0 not identified)")
             else:
                 cost = "the fit cannot price renegotiation at this message size"
             said.append(f"Every {num(row['SSLRKEYC (MB)'])} MB means {num(row['renegotiations per s'])} "
