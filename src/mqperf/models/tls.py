@@ -166,8 +166,8 @@ from functools import cached_property as _cached_property  # noqa: E402
 
 from mqperf.models._nls import WeightedFitResult as _FitResult  # noqa: E402
 
-#: A fitted renegotiation part below this share of the ratios is nothing measurable: every ratio
-#: is 1 up to float noise, a = 0, and s0 (how the TLS cost grows with size) means nothing.
+#: Ratios within this of 1 show no renegotiation cost: then a is 0 and s0 (how the TLS cost grows
+#: with size) means nothing.
 NO_RENEGOTIATION = 1e-9
 
 
@@ -192,8 +192,8 @@ class RenegotiationResult(_FitResult):
     √w·(y − fit), the errors the fit assumes equal. Intervals: the Student-t Wald interval when
     those residuals pass the checks; else the residual-bootstrap percentile interval widened to
     cover the Wald one (a direction the data barely constrain leaves every refit where it
-    started, so the bootstrap alone would call it known). s0 gets no interval when the fitted
-    renegotiation part is nothing measurable (every ratio 1): then s0 means nothing.
+    started, so the bootstrap alone would call it known). s0 gets no interval when every ratio
+    is 1: then s0 means nothing.
     """
 
     @property
@@ -202,9 +202,9 @@ class RenegotiationResult(_FitResult):
 
     @property
     def renegotiation_seen(self) -> bool:
-        """False when the fitted renegotiation part is below :data:`NO_RENEGOTIATION` of every ratio."""
-        part = np.asarray(self.fittedvalues, dtype=float) - 1
-        return bool(np.max(np.abs(part)) > NO_RENEGOTIATION * max(float(np.max(np.abs(self.y))), 1.0))
+        """False when every ratio is 1 up to :data:`NO_RENEGOTIATION` (the data show no renegotiation cost;
+        the solver's stopping point, a ≈ 1e-7, is not evidence of one)."""
+        return bool(np.max(np.abs(np.asarray(self.y, dtype=float) - 1)) > NO_RENEGOTIATION)
 
     def _weighted(self):
         from types import SimpleNamespace
