@@ -64,7 +64,10 @@ def planning_agrees(r, fit, size, target):
         return
     row = plan[plan["message size"] == label].iloc[0]
     if not np.isfinite(row["smallest SSLRKEYC (MB)"]):
-        assert fit.handshake * size / (target / 100 * float(fit.enc(size))) > 999_999_999
+        # Either no SSLRKEYC up to MQ's maximum meets the target, or the size lies outside those measured
+        # and the data cannot tell how the TLS cost grows with size (s0 not identified).
+        assert (parts.size_standing(fit, size) == "cannot tell"
+                or fit.handshake * size / (target / 100 * float(fit.enc(size))) > 999_999_999)
         return
     k = row["smallest SSLRKEYC (MB)"] * MB
     overhead = float(fit.overhead(size, k)) * 100

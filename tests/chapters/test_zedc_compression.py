@@ -91,7 +91,17 @@ def test_cpu_per_message_by_hand(book):
     table = frame_of(book, "cpu").set_index("message size (KB)")
     assert table.loc[4096, "CPU per message, TCB per interval (%)"] == pytest.approx((2.00 / 1.45 - 1) * 100)
     assert table.loc[4, "CPU per message, TCB per interval (%)"] == pytest.approx((1.07 / 1.01 - 1) * 100)
-    assert "more CPU per message at every size" in book.sentences()["cpu_text"]
+    # Issue 21: a direction is claimed only beyond the values' scatter. The book prints one value per
+    # size, so the scatter is the Hill fit's (RMSE on its one residual degree of freedom): at 4 KB the
+    # 7 % increase lies within t(0.975, 1) · RMSE of zero, so no direction is claimed there.
+    from scipy import stats
+
+    rmse = frame_of(book, "fits").set_index("effect").loc["queue manager TCB cost increase", "RMSE (points)"]
+    assert 7 < stats.t.ppf(0.975, 1) * rmse
+    text = book.sentences()["cpu_text"]
+    assert "more CPU per message at every size" not in text
+    assert "at 4 KB the readings disagree or the data cannot tell" in text
+    assert not table.loc[4, "both readings above zero (95 %)"] and table.loc[4096, "both readings above zero (95 %)"]
 
 
 def test_recovery_plan_reads_e039_both_ways(book):

@@ -116,3 +116,26 @@ def test_any_locale_grouping_is_one_number(tmp_path, sep):
 def test_contract_csvs_are_not_claimed(root):
     for example in sorted((root / "data" / "examples").glob("*.csv")):
         assert readers.detect(example) is None, example.name
+
+
+# -- setup and concurrency (issue 21) -------------------------------------------------------------------
+
+
+def test_text_setup_states_the_options(reference_dir):
+    path = reference_dir / "formats" / "mqldt" / "vm_run_3bsizes_C_locale.stdout.txt"
+    frame = mqldt.read_text([path])
+    setup = frame.attrs["setup"]
+    # The Options block: --bsize=4K,16K,64K --fileSize=8388608 --numFiles=4 --duration=3
+    assert setup["block sizes"] == "4,096 bytes, 16,384 bytes, 65,536 bytes"
+    assert setup["test duration (--duration, s)"] == "3" and setup["files (--numFiles)"] == "4"
+    assert setup["file size (--fileSize, bytes)"] == "8388608"
+    assert "no version" in setup["tool"]
+
+
+def test_multi_qm_rows_are_that_many_writers(reference_dir):
+    path = reference_dir / "formats" / "mqldt" / "vm_run_mqldt-c_style_qm1-3.csv"
+    frame = mqldt.read_csv([path])
+    assert frame["queue_managers"].tolist() == [1, 2, 3]
+    assert frame.attrs["setup"]["queue managers"] == "1, 2, 3"
+    assert any("writers at once" in n for n in readers.notes(frame))
+    assert frame.attrs["setup"]["test duration"].startswith("not stated")

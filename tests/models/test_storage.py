@@ -150,3 +150,36 @@ def test_quorum_write_mean_by_hand_and_by_simulation():
 def test_bad_input_raises_model_error(call):
     with pytest.raises(ModelError):
         call()
+
+
+# -- group commit (issue 21, §2.5) ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spread", ["fixed", "exponential"])
+@pytest.mark.parametrize("k, t, rho, T", [(8, 0.053425, 0.92, 0.6), (3, 1.0, 0.7, 4.0), (30, 0.1, 0.6, 4.0)])
+def test_group_commit_chain_against_monte_carlo(spread, k, t, rho, T):
+    # Each commit: its own write, plus the rest of the write in progress when it finds the writer busy.
+    rng = np.random.default_rng(7)
+    n = 60_000
+    busy = rng.random((n, k)) < rho
+    if spread == "fixed":
+        chain = k * t + t * (busy * rng.random((n, k))).sum(axis=1)
+    else:
+        chain = rng.exponential(t, (n, k)).sum(axis=1) + (busy * rng.exponential(t, (n, k))).sum(axis=1)
+    share = float(storage.group_commit_completed_fraction(T, t, rho, k, spread=spread))
+    assert share == pytest.approx(float((chain <= T).mean()), abs=0.01)
+    assert storage.group_commit_mean(t, rho, k, spread=spread) == pytest.approx(chain.mean(), rel=0.01)
+
+
+def test_group_commit_is_bounded_where_mm1_is_not():
+    # Seed 001's ODF log: 53.4 ms writes, 92 % busy. M/M/1 gives 668 ms per commit; group commit at most two writes.
+    t, rho = 0.053425, 0.92
+    assert t / (1 - rho) == pytest.approx(0.668, abs=0.001)
+    assert storage.group_commit_mean(t, rho, 1) == pytest.approx(t * 1.46)
+    assert storage.group_commit_completed_fraction(2 * t, t, 1.0, 1) == 1.0  # never more than two writes
+    assert storage.group_commit_completed_fraction(0.99 * t, t, 0.0, 1) == 0.0  # never less than one
+    # A writer "more than busy" (ρ > 1) writes larger blocks: the wait is capped as at ρ = 1.
+    assert storage.group_commit_completed_fraction(1.5 * t, t, 3.0, 4) == storage.group_commit_completed_fraction(
+        1.5 * t, t, 1.0, 4)
+    with pytest.raises(ModelError):
+        storage.group_commit_completed_fraction(1.0, t, 0.5, 8, spread="gamma")

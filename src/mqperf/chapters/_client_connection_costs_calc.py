@@ -8,9 +8,11 @@ The data are CPU microseconds per MQCONNX + MQDISC by configuration. The regress
   depend on SHARECNV. With one measurement per cell it has as many parameters as cells and
   is exactly identified.
 
-Several rows of one configuration are averaged to one (with ``n`` and the sd): interval rows
-of one run are not independent repeats, so the regressions go through the means, one
-observation per configuration.
+Several rows of one configuration are runs of it (the contract: one row per configuration and
+run). The regressions go through their means, one observation per configuration; the rows
+themselves are the replicates every claim of a difference or an interaction is tested against
+(:func:`pure_error`, :func:`interaction_test`, :func:`difference_test`): without replicates,
+a difference is said as measured and no interaction is claimed.
 
 The calculator multiplies a connection (or refused-attempt) rate by a cost per attempt:
 CPU seconds per hour and engines kept busy (:func:`mqperf.models.costs.capacity_table`).
@@ -30,13 +32,25 @@ from mqperf.models import costs
 FACTORS = ("sharecnv", "listener")
 
 
-def prepare(frame: pd.DataFrame) -> pd.DataFrame:
-    """A contract-shaped frame as one row per configuration (means of repeated rows)."""
+def normalise(frame: pd.DataFrame) -> pd.DataFrame:
+    """A contract-shaped frame with its optional columns filled: every row (run) kept.
+
+    Listener names are kept as given (only surrounding blanks dropped): a reader's "Local"
+    is printed as "Local".
+    """
     frame = frame.copy()
     for col in ("tls", "suppress_x511"):
         frame[col] = frame[col].fillna(False).astype(bool) if col in frame else False
     frame["basis"] = frame["basis"].fillna("measured").astype(str) if "basis" in frame else "measured"
-    frame["listener"] = frame["listener"].astype(str).str.strip().str.lower()
+    frame["listener"] = frame["listener"].astype(str).str.strip()
+    frame["sharecnv"] = frame["sharecnv"].astype("int64")
+    frame["cpu_us"] = frame["cpu_us"].astype(float)
+    return frame
+
+
+def prepare(frame: pd.DataFrame) -> pd.DataFrame:
+    """A contract-shaped frame as one row per configuration (means of repeated rows)."""
+    frame = normalise(frame)
     out = configurations(frame).astype({"sharecnv": "int64"})
     out["cpu_us"] = out["cpu_us"].astype(float)
     spread = [c for c in (aggregate.COUNT, aggregate.sd_column("cpu_us")) if c in out]
@@ -181,8 +195,16 @@ def leave_one_cell_out(basic: pd.DataFrame) -> pd.DataFrame:
 
 
 def increments(configs: pd.DataFrame) -> pd.DataFrame:
-    """What TLS and message suppression add to each basic configuration, in µs and percent."""
-    basic = basic_rows(configs).groupby(["sharecnv", "listener"], sort=False)["cpu_us"].mean()
+    """What TLS and message suppression add to each basic configuration, in µs and percent.
+
+    ``<option>_runs`` holds the runs behind the basic and the option cell (for the t-test of
+    each increment against the replicates' scatter).
+    """
+    counts = configs[aggregate.COUNT] if aggregate.COUNT in configs else pd.Series(1, index=configs.index)
+    configs = configs.assign(_runs=counts.fillna(1).astype(int))
+    plain = basic_rows(configs)
+    basic = plain.groupby(["sharecnv", "listener"], sort=False)["cpu_us"].mean()
+    basic_runs = plain.groupby(["sharecnv", "listener"], sort=False)["_runs"].sum()
     rows = []
     for (sharecnv, listener), base in basic.items():
         row = {"sharecnv": int(sharecnv), "listener": listener, "basic_us": base}
@@ -192,6 +214,7 @@ def increments(configs: pd.DataFrame) -> pd.DataFrame:
             inc = float(match["cpu_us"].mean() - base) if len(match) else np.nan
             row[f"{name}_increment_us"] = inc
             row[f"{name}_increment_pct"] = inc / base * 100
+            row[f"{name}_runs"] = (int(basic_runs[(sharecnv, listener)]), int(match["_runs"].sum()) if len(match) else 0)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -339,9 +362,10 @@ def spaces_wide(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def base_listener(levels) -> str:
-    """The listener others are compared with: "local" when there is one, else the first by name."""
+    """The listener others are compared with: one named "local" (in any case) when there is one,
+    else the first by name."""
     levels = sorted(set(levels))
-    return "local" if "local" in levels else levels[0]
+    return next((lvl for lvl in levels if lvl.lower() == "local"), levels[0])
 
 
 def differences(basic: pd.DataFrame) -> pd.DataFrame:
@@ -351,6 +375,8 @@ def differences(basic: pd.DataFrame) -> pd.DataFrame:
     against the smallest at each listener, where both cells are measured.
     """
     cells = basic.groupby(["sharecnv", "listener"])["cpu_us"].mean()
+    runs = (basic.groupby(["sharecnv", "listener"])[aggregate.COUNT].sum() if aggregate.COUNT in basic
+            else basic.groupby(["sharecnv", "listener"]).size())
     rows = []
     listeners = sorted(set(basic["listener"]))
     base_l = base_listener(listeners)
@@ -359,12 +385,127 @@ def differences(basic: pd.DataFrame) -> pd.DataFrame:
             if lst != base_l and (s, lst) in cells and (s, base_l) in cells:
                 a, b = cells[(s, base_l)], cells[(s, lst)]
                 rows.append({"comparison": f"{lst} listener against {base_l}", "at": f"SHARECNV({s})",
-                             "from (µs)": a, "to (µs)": b, "difference (µs)": b - a, "ratio": b / a})
+                             "from (µs)": a, "to (µs)": b, "difference (µs)": b - a, "ratio": b / a,
+                             "runs": (int(runs[(s, base_l)]), int(runs[(s, lst)])), "subject": lst, "base": base_l,
+                             "kind": "listener", "level": s})
     shares = sorted(set(basic["sharecnv"]))
     for lst in listeners:
         for s in shares[1:]:
             if (s, lst) in cells and (shares[0], lst) in cells:
                 a, b = cells[(shares[0], lst)], cells[(s, lst)]
                 rows.append({"comparison": f"SHARECNV({s}) against SHARECNV({shares[0]})", "at": f"{lst} listener",
-                             "from (µs)": a, "to (µs)": b, "difference (µs)": b - a, "ratio": b / a})
+                             "from (µs)": a, "to (µs)": b, "difference (µs)": b - a, "ratio": b / a,
+                             "runs": (int(runs[(shares[0], lst)]), int(runs[(s, lst)])), "subject": f"SHARECNV({s})",
+                             "base": f"SHARECNV({shares[0]})", "kind": "sharecnv", "level": lst})
     return pd.DataFrame(rows)
+
+
+#: Columns of :func:`differences` that carry what the sentences need, not what the table shows.
+DIFFERENCE_INTERNALS = ["runs", "subject", "base", "kind", "level"]
+
+
+# -- tests against the replicates -----------------------------------------------------------------
+
+CELL = ["sharecnv", "listener", "tls", "suppress_x511"]
+
+
+def pure_error(rows: pd.DataFrame) -> tuple[float, int]:
+    """Replicates about their configuration's mean: (sum of squares, degrees of freedom).
+
+    ``rows`` are runs (one row each); the degrees of freedom are rows minus configurations,
+    0 when every configuration was run once.
+    """
+    if rows.empty:
+        return 0.0, 0
+    dev = rows["cpu_us"] - rows.groupby(CELL, sort=False)["cpu_us"].transform("mean")
+    cells = rows.groupby(CELL, sort=False).ngroups
+    return float((dev**2).sum()), int(len(rows) - cells)
+
+
+def interaction_test(basic_rows: pd.DataFrame):
+    """F-test of the additive model's lack of fit against the replicates (two varying settings).
+
+    The additive model is fitted to every run of the basic configurations; its residual sum of
+    squares less the pure error is what an interaction would explain
+    (:func:`mqperf.models.evidence.interaction`). None when fewer than two settings vary.
+    """
+    from mqperf.models import evidence
+
+    factors = varying_factors(basic_rows)
+    if len(factors) < 2:
+        return None
+    ss_pure, df_pure = pure_error(basic_rows)
+    try:
+        add = costs.fit(basic_rows, costs.additive_formula("cpu_us", factors))
+    except ModelError:
+        return None
+    return evidence.interaction(float(np.sum(np.asarray(add.resid, dtype=float) ** 2)), int(add.df_resid),
+                                ss_pure, df_pure)
+
+
+def difference_test(diff: float, n_a: int, n_b: int, ss_pure: float, df_pure: int):
+    """Two-sided t-test of a difference of two configuration means against the pooled replicate
+    scatter: (t, p, words, df), or None without replicates.
+
+    The pooled standard deviation s = √(SS_pure/df_pure) of one run gives the difference of
+    means a standard error s·√(1/n_a + 1/n_b).
+    """
+    if df_pure <= 0:
+        return None
+    from scipy import stats
+
+    s = math.sqrt(ss_pure / df_pure)
+    se = s * math.sqrt(1 / n_a + 1 / n_b)
+    if se == 0:
+        p = 0.0 if diff != 0 else 1.0
+        return (math.inf if diff else 0.0), p, "the replicates agree exactly, so any difference is real", df_pure
+    t = diff / se
+    p = float(2 * stats.t.sf(abs(t), df_pure))
+    from mqperf.models.evidence import _p
+
+    return t, p, f"t = {t:.2f} on {df_pure} df, {_p(p)}", df_pure
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values (family-wise error rate).
+
+    A report that tests several differences claims each one whose adjusted p-value is below
+    0.05, so the chance that any claim of the family is false stays at most 5 %.
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = p.size
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def tested(tests: list, what: str) -> list:
+    """``tests`` ((t, p, words, df) or None each) with p Holm-adjusted across the family, the words saying so."""
+    from mqperf.models.evidence import _p
+
+    real = [i for i, t in enumerate(tests) if t is not None]
+    if len(real) < 2:
+        return tests
+    adj = holm([tests[i][1] for i in real])
+    out = list(tests)
+    for i, a in zip(real, adj):
+        t, p, words, df = tests[i]
+        out[i] = (t, float(a), words.rsplit(", p", 1)[0] + f", {_p(a)} after Holm's correction for the "
+                                                           f"{len(real):,} {what}", df)
+    return out
+
+
+def p_range(p_values) -> str:
+    """"p < 0.001", "p = 0.03 to 0.2": the p-values of a family, as a test's parenthesis gives them."""
+    from mqperf.models.evidence import _p
+
+    lo, hi = _p(float(np.min(p_values))), _p(float(np.max(p_values)))
+    if lo == hi:
+        return lo if len(p_values) == 1 else f"{lo} each"
+    return f"p from {lo.removeprefix('p ').removeprefix('= ')} to {hi.removeprefix('p ').removeprefix('= ')}"

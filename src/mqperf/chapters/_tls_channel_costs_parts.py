@@ -155,18 +155,7 @@ def renegotiation_section(r, runs: pd.DataFrame, source) -> tls.RenegotiationRes
     result = fit(runs, data_name=source.name, data_hash=source.sha256)
     said = [prose.identification({"renegotiation model": result})]
     if result.size_model:
-        lo, hi = float(result.sizes[0]), float(result.sizes[-1])
-        a, s0 = float(result.params["a"]), float(result.params["s0"])
-        said.append(f"If H is the same handshake at every size, the TLS cost of a {size_label(hi)} message is "
-                    f"{num(float(result.enc(hi) / result.enc(lo)))} times that of a {size_label(lo)} one, for "
-                    f"{num(hi / lo)} times the bytes.")
-        if "s0" in result.active_bounds or "s0" in result.at_bound:
-            said.append("s0 sits on its bound: the ratios do not show a per-message cost growing more slowly "
-                        "than size, so the fixed part is not identified.")
-        else:
-            said.append(f"The fit says a renegotiation costs about {num(a)} times the size-independent part of a "
-                        f"message's TLS cost, and that the per-byte part equals the fixed part at s0 ≈ "
-                        f"{num(s0)} bytes.")
+        said += _size_model_reading(result)
     else:
         only = size_label(result.sizes[0])
         said.append(f"Your data has one message size ({only}): the fit gives h = H / enc(s) = "
@@ -179,15 +168,106 @@ def renegotiation_section(r, runs: pd.DataFrame, source) -> tls.RenegotiationRes
     return result
 
 
+def growth_interval(result) -> tuple[float, float]:
+    """enc(largest)/enc(smallest) at the ends of s0's 95 % interval (NaN without one).
+
+    The ratio (1 + B/s0)/(1 + A/s0) falls as s0 grows, from B/A (s0 → 0) to 1 (s0 → ∞), so its
+    interval is the ratio at the interval's upper and lower ends; an end at or below zero is
+    the limit B/A.
+    """
+    if result.cov is None or result.df_resid <= 0:
+        return np.nan, np.nan
+    ci = result.conf_int()
+    lo_s0, hi_s0 = float(ci.loc["s0", "lower"]), float(ci.loc["s0", "upper"])
+    a, b = float(result.sizes[0]), float(result.sizes[-1])
+
+    def growth(s0):
+        if not np.isfinite(s0):
+            return 1.0 if s0 > 0 else b / a
+        return b / a if s0 <= 0 else (1 + b / s0) / (1 + a / s0)
+
+    return growth(hi_s0), growth(lo_s0)
+
+
+def _n(value: float, unit: str | None = None) -> str:
+    """:func:`~mqperf.present.prose.num`, in powers of ten beyond 1e12 (a fit's interval on a size it
+    cannot tell runs to ±1e16 bytes, which digit grouping does not print well)."""
+    if np.isfinite(value) and abs(value) >= 1e12:
+        text = f"{value:.3g}".replace("e+", "e")
+        return f"{text} {unit}" if unit else text
+    return num(value, unit=unit)
+
+
+def _estimate(name: str, value: float, lo: float, hi: float, unit: str | None = None) -> str:
+    """A quantity said only when its interval identifies it (:func:`mqperf.models.evidence.identified`).
+
+    ``name`` starts the sentence ("The renegotiation cost a ..."): "<name> is about X (95 % interval ...)",
+    or "The data cannot tell <name, lower case>: ...".
+    """
+    from mqperf.models import evidence
+
+    if evidence.identified(lo, hi):
+        return f"{name} is about {_n(value, unit)} ({prose.interval(lo, hi, unit)})."
+    lower = name[0].lower() + name[1:]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"The data cannot tell {lower}: it has no finite interval."
+    why = "reaches zero or below" if lo <= 0 else f"spans a factor {num(hi / lo)}"
+    return f"The data cannot tell {lower}: its 95 % interval ({_n(lo)} to {_n(hi, unit)}) {why}."
+
+
+def _size_model_reading(result) -> list[str]:
+    """a, s0 and the growth of the TLS cost with size, each said only as far as the data identify it.
+
+    Rules (issue 21): a quantity's value is stated only when its 95 % interval identifies it
+    (:func:`mqperf.present.prose.estimate`); an exactly identified fit has no interval, so its
+    values are the curve through the ratios and the data cannot tell how far they are from the
+    truth; s0 held at its bound is not identified.
+    """
+    lo, hi = float(result.sizes[0]), float(result.sizes[-1])
+    a, s0 = float(result.params["a"]), float(result.params["s0"])
+    growth = float(result.enc(hi) / result.enc(lo))
+    big, small = size_label(hi), size_label(lo)
+    if "s0" in result.active_bounds or "s0" in result.at_bound:
+        return [f"s0 sits on its bound: the ratios do not show a per-message cost growing more slowly than size, so "
+                f"the data cannot tell the fixed part of the TLS cost; a renegotiation is {num(a)} times it in the "
+                "fit, conditional on that bound."]
+    if result.cov is None or result.df_resid <= 0:
+        return [f"Through the ratios exactly, a = {num(a)} and s0 = {num(s0)} bytes, so that if H is the same "
+                f"handshake at every size the TLS cost of a {big} message would be {num(growth)} times that of a "
+                f"{small} one, for {num(hi / lo)} times the bytes; with no residual degrees of freedom the data cannot "
+                "tell how far these are from the truth."]
+    ci = result.conf_int()
+    said = []
+    a_lo, a_hi = float(ci.loc["a", "lower"]), float(ci.loc["a", "upper"])
+    s_lo, s_hi = float(ci.loc["s0", "lower"]), float(ci.loc["s0", "upper"])
+    said.append(_estimate("The renegotiation cost a (H / e0: a renegotiation in units of the size-independent "
+                          "part of a message's TLS cost)", a, a_lo, a_hi))
+    said.append(_estimate("The size s0 at which the per-byte part of a message's TLS cost equals the fixed part",
+                          s0, s_lo, s_hi, "bytes"))
+    g_lo, g_hi = growth_interval(result)
+    from mqperf.models import evidence
+
+    if evidence.identified(s_lo, s_hi):
+        said.append(f"If H is the same handshake at every size, the TLS cost of a {big} message is {num(growth)} "
+                    f"times that of a {small} one ({prose.interval(g_lo, g_hi)}), for {num(hi / lo)} times the bytes.")
+    else:
+        said.append(f"So the data cannot tell how the TLS cost per message grows with size: from {small} to {big} "
+                    f"it grows between {num(g_lo)} and {num(g_hi)} times, for {num(hi / lo)} times the bytes.")
+    return [s[0].upper() + s[1:] for s in said]
+
+
 def parameter_table(result) -> pd.DataFrame:
     ci = result.conf_int()
     meaning = {"a": "H / e0: handshake over the size-independent TLS cost per message",
                "s0": "message size at which the per-byte part equals the fixed part (bytes)",
                "h": "H / enc(s) at the one measured size"}
+    lo, hi = ci["lower"].to_numpy(float), ci["upper"].to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        span = np.where(lo > 0, hi / lo, np.nan)
     return pd.DataFrame({"parameter": list(result.params.index),
                          "meaning": [meaning[p] for p in result.params.index],
                          "estimate": result.params.to_numpy(float), "std err": result.bse.to_numpy(float),
-                         "95 % lower": ci["lower"].to_numpy(float), "95 % upper": ci["upper"].to_numpy(float),
+                         "95 % lower": lo, "95 % upper": hi, "interval spans (factor)": span,
                          "held at bound": [p in result.active_bounds for p in result.params.index]})
 
 
@@ -196,11 +276,17 @@ def derived_table(result, runs) -> pd.DataFrame | None:
         return None
     sizes = result.sizes
     enc = result.enc(sizes)
-    return pd.DataFrame({"message size": [size_label(s) for s in sizes],
-                         "TLS cost per message / e0": enc,
-                         f"over the {size_label(sizes[0])} cost": enc / enc[0],
-                         "bytes over the smallest": sizes / sizes[0],
-                         "H / TLS cost per message": result.handshake / enc})
+    out = pd.DataFrame({"message size": [size_label(s) for s in sizes],
+                        "TLS cost per message / e0": enc,
+                        f"over the {size_label(sizes[0])} cost": enc / enc[0],
+                        "bytes over the smallest": sizes / sizes[0],
+                        "H / TLS cost per message": result.handshake / enc})
+    g_lo, g_hi = growth_interval(result)
+    if np.isfinite(g_lo):
+        # The growth's interval from s0's, at the largest size (the sentence quotes it).
+        out[f"over the {size_label(sizes[0])} cost, 95 % lower"] = [np.nan] * (len(sizes) - 1) + [g_lo]
+        out[f"over the {size_label(sizes[0])} cost, 95 % upper"] = [np.nan] * (len(sizes) - 1) + [g_hi]
+    return out
 
 
 def sensitivity_section(r, runs, result, p) -> None:
@@ -295,6 +381,28 @@ def validation_section(r, runs, result, increments) -> None:
     r.text("loo_text", said, why_connect)
 
 
+def size_standing(result, size) -> str:
+    """Where an answer at ``size`` stands: "within" the sizes measured, "extrapolated" beyond them
+    (the size model carries it), or "cannot tell" (beyond them, with s0 not identified: how the TLS
+    cost grows with size is unknown, so the renegotiation overhead at another size is too).
+
+    An exactly identified fit (no interval at all) extrapolates, labelled; a fit with intervals
+    extrapolates only when s0's interval identifies it (:func:`mqperf.models.evidence.identified`).
+    """
+    from mqperf.models import evidence
+
+    lo, hi = float(np.min(result.sizes)), float(np.max(result.sizes))
+    if lo <= float(size) <= hi:
+        return "within"
+    if not result.size_model:
+        return "cannot tell"
+    if result.cov is None or result.df_resid <= 0:
+        return "extrapolated"
+    ci = result.conf_int()
+    return "extrapolated" if evidence.identified(float(ci.loc["s0", "lower"]), float(ci.loc["s0", "upper"])) \
+        else "cannot tell"
+
+
 def answerable_sizes(result, sizes) -> list[int]:
     """The sizes the fit can speak about: any size with a size model, else the measured one."""
     measured = {int(v) for v in result.sizes}
@@ -341,7 +449,7 @@ def cipher_section(r, published) -> None:
         "CipherSpecs of current MQ releases; the cheaper AES CipherSpec is the one to prefer on both counts."))
 
 
-def connect_section(r, increments) -> None:
+def connect_section(r, increments, result=None) -> None:
     if increments is None or increments.empty:
         r.missing("connect", "No connect-time TLS data was given (`connect_costs` is empty), so there is no "
                              "absolute cost of a key negotiation beside the ratios")
@@ -351,11 +459,22 @@ def connect_section(r, increments) -> None:
                           "basic CPU (µs)": increments["basic_us"],
                           "TLS increment (µs)": increments["tls_increment_us"],
                           "increase (%)": 100 * increments["tls_increment_us"] / increments["basic_us"]})
+    big = None
+    if result is not None and result.size_model and (MB in set(result.sizes) or size_standing(result, MB) != "cannot tell"):
+        # If the increment were one negotiation H, the model's H / enc(1 MB) puts a 1 MB message's TLS
+        # work at H / (H / enc): the check that shows the increment cannot be the ratios' negotiation.
+        big = float(result.handshake / result.enc(MB))
+        table["1MB message's TLS cost if this were H (µs)"] = increments["tls_increment_us"] / big
     r.table("connect", table, caption="TLS increment per client connect and disconnect (seed 003)", digits=3)
+    implied = (f" By the renegotiation model, a renegotiation costs {num(big)} times the TLS work of a 1MB message, "
+               f"so if 380 µs were one negotiation the channel initiator would do a megabyte's TLS work in "
+               f"{num(380 / big)} µs: implausibly little for encrypting and moving a megabyte, so the increment is "
+               "not a negotiation's cost on the ratios' machine, and the book prices no CPU with it."
+               if big else "")
     r.about("connect_about", (
         "A TLS client connection (TLS_RSA_AES_128_CBC_SHA256, IBM z14 with Crypto Express6S, 2018) cost about "
         "380 µs more per connect and disconnect with a local listener and 400 µs with a shared one, mostly in "
         "the channel initiator: +75 % on the cheapest connection. The article adds that the client machine "
         "limited the connection rate, because most of the cipher work was on the client. A channel start "
-        "includes a full key negotiation, so this increment is the only absolute figure in the sources for "
-        "what a negotiation costs on z/OS, on a different machine, CipherSpec and year than the ratios."))
+        "includes a full key negotiation, but this increment comes from another machine, CipherSpec and year "
+        "than the ratios, and a connect also sets up the session." + implied))

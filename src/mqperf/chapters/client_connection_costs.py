@@ -34,8 +34,10 @@ def analyse(p: dict):
 
     source = views.describe(p["data"], CHAPTER)
     r = Results(book_data=source.book_data, source=source.name)
+    r.answers = "CPU seconds an hour and engines kept busy at the storm rate, priced at each measured cost per attempt"
     r.fit_results = {}
-    configs = calc.prepare(views.open(p["data"], CHAPTER))
+    runs = calc.normalise(views.open(p["data"], CHAPTER))
+    configs = calc.prepare(runs)
     r.points = configs
     _about_system(r)
     r.items["note"] = aggregate.AggregationNote(aggregate.note(configs, per="configuration", value="cpu_us")) or None
@@ -49,9 +51,10 @@ def analyse(p: dict):
         "increments one at a time and never TLS and suppression together."))
     r.about("api_about", _api_order())
     basic = calc.basic_rows(configs)
-    _regressions(r, p, calc, basic, source)
+    pure = calc.pure_error(runs)
+    _regressions(r, p, calc, basic, source, runs, pure)
     _address_spaces(r, p, calc, basic)
-    _options(r, calc, configs)
+    _options(r, calc, configs, pure)
     refused = _refused(r, p, calc, basic)
     _storm(r, p, calc, configs, refused)
     r.about("errata", (
@@ -86,15 +89,29 @@ def _api_order() -> str:
             "at the end of this chapter prices.")
 
 
-def _regressions(r, p, calc, basic, source) -> None:
+def _regressions(r, p, calc, basic, source, runs, pure) -> None:
     from mqperf.errors import ModelError
     from mqperf.present import prose
     from mqperf.present.cards import card_name
 
     diffs = calc.differences(basic)
-    r.table("differences", diffs, digits=4, caption="Each setting against its base, from the BASIC cells",
+    tests = calc.tested([calc.difference_test(row["difference (µs)"], *row["runs"], *pure)
+                         for _, row in diffs.iterrows()], "comparisons")
+    shown = diffs.drop(columns=calc.DIFFERENCE_INTERNALS, errors="ignore")
+    if len(diffs) and pure[1] > 0:
+        shown["runs (from, to)"] = [f"{a:,}, {b:,}" for a, b in diffs["runs"]]
+        shown["t"] = [t[0] for t in tests]
+        shown["p (Holm-adjusted)" if len(tests) > 1 else "p"] = [_p_shown(t[1]) for t in tests]
+    r.table("differences", shown, digits=4, caption="Each setting against its base, from the BASIC cells"
+            + (": each difference tested against the replicates' scatter (two-sided t-test, p Holm-adjusted for the "
+               "comparisons made)" if pure[1] > 0 else
+               ": one run per configuration, so no difference is tested"),
             missing="your file measures one SHARECNV and one listener only, so there is nothing to compare")
-    r.text("differences_text", _difference_sentences(diffs))
+    verdict = calc.interaction_test(runs[~runs["tls"] & ~runs["suppress_x511"]])
+    r.text("differences_text", _difference_sentences(diffs, tests, verdict))
+    if verdict is not None:
+        r.checked("Interaction of the settings", verdict.test if pure[1] > 0 else
+                  "one run per configuration: no replicates to test an interaction against, so none is claimed")
     try:
         fits = calc.fit_basic(basic, data_name=source.name, data_hash=source.sha256)
     except ModelError as exc:
@@ -128,38 +145,114 @@ def _regressions(r, p, calc, basic, source) -> None:
                                        "predicted_us": "predicted (µs)", "error_pct": "error (%)", "note": "note"})
             if len(ok) else None, digits=4, caption="The additive model fitted without each cell, predicting it",
             missing="no cell can be predicted from the others (each holds a level no other cell has)")
+    # Whether the settings interact is the F-test's to say (above), not the size of these errors.
     r.text("loo_text", (f"Left out one at a time, {prose.count(len(ok), 'cell')} "
                         f"{'is' if len(ok) == 1 else 'are'} predicted with errors from {prose.pct(ok['error_pct'].min())} "
-                        f"to {prose.pct(ok['error_pct'].max())}."
-                        + (" No additive rule predicts a cell from the others to within 10 %: the settings interact."
-                           if ok["error_pct"].abs().min() > 10 else "")) if len(ok) else None)
+                        f"to {prose.pct(ok['error_pct'].max())}.") if len(ok) else None)
     for kind, res in results.items():
         r.card(card_name(CHAPTER, f"basic {kind}"),
                res.to_card(name=f"{CHAPTER}: basic cost, {kind}", dataset=source.name), res)
 
 
-def _difference_sentences(diffs) -> str | None:
+def _difference_sentences(diffs, tests, verdict) -> str | None:
+    """The comparisons in words: a direction only where a test against the replicates supports it.
+
+    With replicates, each difference is stated with its t-test, or said to be within the scatter;
+    without, the differences are said as measured and no test is claimed. Whether the settings
+    interact is the F-test of the additive model's lack of fit (``verdict``); no replicates, no claim.
+    """
     from mqperf.present import prose, text
 
     if not len(diffs):
         return None
     out = []
+    untested = all(t is None for t in tests)
     for comparison, g in diffs.groupby("comparison", sort=False):
-        # The comparisons name a reader's listener values: literal text in the sentence.
-        parts = [f"{prose.num(abs(row['difference (µs)']), unit='µs')} "
-                 f"{'more' if row['difference (µs)'] >= 0 else 'less'} "
-                 f"{'at' if row['at'].startswith('SHARECNV') else 'with the'} {text.markdown(row['at'])}"
-                 for _, row in g.iterrows()]
-        subject, _, base = comparison.partition(" against ")
-        out.append(f"{text.markdown(subject[0].upper() + subject[1:])} costs {prose.listing(parts)} than "
-                   f"{text.markdown(base)}.")
-        if len(g) > 1:
-            lo, hi = g["difference (µs)"].min(), g["difference (µs)"].max()
-            if hi - lo > 0.1 * g["difference (µs)"].abs().max():
-                out.append(f"That difference depends on the other setting (from {prose.num(lo)} to "
-                           f"{prose.num(hi, unit='µs')}): the settings interact, which an additive model cannot "
-                           "describe.")
+        rows = list(g.iterrows())
+        subject, base = _names(rows[0][1])
+        if untested:
+            parts = [f"{prose.num(abs(row['difference (µs)']), unit='µs')} "
+                     f"{'more' if row['difference (µs)'] >= 0 else 'less'} {_at(row)}" for _, row in rows]
+            out.append(f"As measured, {subject} cost {prose.listing(parts)} than {base}.")
+            continue
+        sure = [(i, row) for i, row in rows if tests[i][1] < 0.05]
+        unsure = [(i, row) for i, row in rows if tests[i][1] >= 0.05]
+        if sure:
+            parts = [f"{prose.num(abs(row['difference (µs)']), unit='µs')} "
+                     f"{'more' if row['difference (µs)'] > 0 else 'less'} {_at(row)}" for _, row in sure]
+            out.append(f"{subject[0].upper() + subject[1:]} costs {prose.listing(parts)} than {base} "
+                       f"({_family_words(tests, [i for i, _ in sure])}).")
+        for i, row in unsure:
+            out.append(f"{_at(row, lead=True)}, the data cannot tell whether {subject} costs more or less than "
+                       f"{base}: the measured difference, {prose.num(row['difference (µs)'], unit='µs')}, is within "
+                       f"the replicates' scatter ({_family_words(tests, [i])}).")
+    if untested:
+        out.append("Each configuration was run once, so no difference is tested against run-to-run scatter.")
+    spread = diffs.groupby("comparison", sort=False)["difference (µs)"].agg(["min", "max", "size"])
+    spread = spread[spread["size"] > 1]
+    if verdict is not None:
+        # "on (1, 8) df" nests a parenthesis in the test's own, which tests/chapters/props.py's
+        # evidence pattern stops at; "on 1 and 8 df" says the same.
+        import re
+        from dataclasses import replace
+
+        verdict = replace(verdict, test=re.sub(r"on \((\d+), (\d+)\) df", r"on  and  df", verdict.test))
+    if verdict is not None and len(spread):
+        ranges = prose.listing(f"from {prose.num(lo)} to {prose.num(hi, unit='µs')}" for lo, hi in
+                               zip(spread["min"], spread["max"]))
+        if verdict.holds:
+            out.append(f"The differences depend on the other setting ({ranges}): the settings interact, which the "
+                       f"additive model cannot describe ({verdict.test}).")
+        elif verdict.p_value is not None:
+            out.append(f"The differences vary with the other setting ({ranges}) by no more than the replicates' "
+                       f"scatter allows, so no interaction is shown ({verdict.test}).")
+        elif untested:
+            out.append(f"The differences vary with the other setting ({ranges}); with one run per configuration the "
+                       "data cannot test whether the settings interact.")
+        else:
+            out.append(f"The differences vary with the other setting ({ranges}), but the data cannot test whether "
+                       f"the settings interact: {verdict.test}.")
     return prose.paragraph(*out)
+
+
+def _family_words(tests, which) -> str:
+    """The parenthesis naming the t-tests behind some of a family's differences."""
+    import math
+
+    from mqperf.chapters._client_connection_costs_calc import p_range
+    from mqperf.present import prose
+
+    df = tests[which[0]][3]
+    if all(math.isinf(tests[i][0]) or (tests[i][0] == 0 and tests[i][1] == 1.0) for i in which):
+        return "two-sided t-test: the replicates agree exactly, so any difference is real"
+    holm = (f" after Holm's correction for the {prose.count(sum(t is not None for t in tests), 'comparison')}"
+            if len(tests) > 1 else "")
+    return (f"two-sided t-test{'s' if len(which) > 1 else ''} against the replicates' scatter on {df} df: "
+            f"{p_range([tests[i][1] for i in which])}{holm}")
+
+
+def _p_shown(p: float) -> str:
+    """A p-value as tables show it: "< 0.001" rather than a 0 the display rule makes of 1e-17."""
+    from mqperf.models.evidence import _p
+
+    return _p(p).removeprefix("p ").removeprefix("= ")
+
+
+def _names(row) -> tuple[str, str]:
+    """The two sides of a comparison as a sentence names them (a reader's listener as given)."""
+    from mqperf.present import text
+
+    if row["kind"] == "listener":
+        return (f"the {text.markdown(row['subject'])} listener", f"the {text.markdown(row['base'])} listener")
+    return row["subject"], row["base"]
+
+
+def _at(row, lead: bool = False) -> str:
+    from mqperf.present import text
+
+    where = (f"at SHARECNV({row['level']})" if row["kind"] == "listener" else
+             f"with the {text.markdown(row['level'])} listener")
+    return where[0].upper() + where[1:] if lead else where
 
 
 def _address_spaces(r, p, calc, basic):
@@ -219,7 +312,7 @@ def _address_spaces(r, p, calc, basic):
     return spaces
 
 
-def _options(r, calc, configs) -> None:
+def _options(r, calc, configs, pure) -> None:
     import numpy as np
 
     from mqperf.present import charts, prose
@@ -230,25 +323,28 @@ def _options(r, calc, configs) -> None:
             "suppress_x511_increment_us": "suppression adds (µs)", "suppress_x511_increment_pct": "suppression adds (%)"}
     has = [c for c in cols if c in inc and inc[c].notna().any()]
     any_option = any(c.endswith("_us") and c != "basic_us" for c in has)
-    r.table("increments", inc[has].rename(columns=cols) if any_option else None, digits=4,
-            caption="What TLS and message suppression add to each basic configuration",
-            missing="your file has no TLS or suppression rows (`tls`, `suppress_x511` true) beside a basic row "
-                    "of the same configuration, so there are no option increments")
+    shown = inc[has].rename(columns=cols)
     parts = []
     for col, what in (("tls", "TLS"), ("suppress_x511", "Suppressing CSQX511I/CSQX512I")):
-        us, pc = inc.get(f"{col}_increment_us"), inc.get(f"{col}_increment_pct")
+        us = inc.get(f"{col}_increment_us")
         if us is None or not us.notna().any():
             continue
-        saves = us.max() <= 0  # a saving reads better as a positive amount saved
-        a, b = sorted((abs(us.min()), abs(us.max())))
-        pa, pb = sorted((abs(pc.min()), abs(pc.max())))
-        span = prose.num(a, unit="µs") if np.isclose(a, b) else f"{prose.num(a)} to {prose.num(b, unit='µs')}"
-        share = prose.pct(pa) if np.isclose(pa, pb) else f"{prose.pct(pa)} to {prose.pct(pb)}"
-        if saves or us.min() >= 0:
-            parts.append(f"{what} {'saves' if saves else 'adds'} {span} per connection ({share} of the basic cost).")
-        else:
-            parts.append(f"{what} changes the cost by {prose.num(us.min())} to {prose.num(us.max(), unit='µs')} "
-                         "per connection: it adds in some configurations and saves in others.")
+        rows = inc[us.notna()]
+        tests = calc.tested([calc.difference_test(d, *runs, *pure) for d, runs in
+                             zip(rows[f"{col}_increment_us"], rows[f"{col}_runs"])], "configurations")
+        if all(t is not None for t in tests):
+            shown.loc[rows.index, f"{what.split(' ')[0]} p"] = [_p_shown(t[1]) for t in tests]
+        parts.append(_option_sentence(what, rows[f"{col}_increment_us"].to_numpy(float),
+                                      rows[f"{col}_increment_pct"].to_numpy(float), tests))
+    if parts and pure[1] == 0:
+        parts.append("Each configuration was run once, so these increments are not tested against run-to-run "
+                     "scatter.")
+    r.table("increments", shown if any_option else None, digits=4,
+            caption="What TLS and message suppression add to each basic configuration"
+                    + (" (p: two-sided t-test of the increment against the replicates' scatter, Holm-adjusted for "
+                       "the configurations)" if pure[1] > 0 else ""),
+            missing="your file has no TLS or suppression rows (`tls`, `suppress_x511` true) beside a basic row "
+                    "of the same configuration, so there are no option increments")
     r.text("increments_text", prose.paragraph(*parts) if parts else None)
     r.about("increments_about", (
         "The article's worked example is 510 + 380 = 890 µs for TLS on a local SHARECNV(0) connection; with "
@@ -264,6 +360,62 @@ def _options(r, calc, configs) -> None:
     r.chart("options_chart", charts.bars(bars, x="configuration", y="cpu_us", colour="option",
                                          x_title="configuration", y_title="CPU µs per connect + disconnect",
                                          title="Connection cost by configuration and option"))
+
+
+def _span(values, unit: str | None = None) -> str:
+    """"a to b" (or one value) of positive amounts, smallest first."""
+    import numpy as np
+
+    from mqperf.present import prose
+
+    a, b = float(np.min(values)), float(np.max(values))
+    fmt = (lambda v, u=None: prose.pct(v)) if unit == "%" else (lambda v, u=None: prose.num(v, unit=u))
+    if np.isclose(a, b):
+        return fmt(a, unit)
+    return f"{fmt(a)} to {fmt(b, unit)}"
+
+
+def _option_sentence(what: str, us, pct, tests) -> str:
+    """What an option adds or saves, said in the direction its test supports (as measured without replicates)."""
+    import numpy as np
+
+    from mqperf.models.evidence import _p
+    from mqperf.present import prose
+
+    if any(t is None for t in tests):
+        inner = what if what == "TLS" else what[0].lower() + what[1:]
+        if (us >= 0).all() or (us <= 0).all():
+            verb = "added" if (us >= 0).all() else "saved"
+            return (f"As measured, {inner} {verb} {_span(np.abs(us), 'µs')} per connection "
+                    f"({_span(np.abs(pct), '%')} of the basic cost).")
+        return (f"As measured, {inner} changed the cost by {prose.num(us.min())} to "
+                f"{prose.num(us.max(), unit='µs')} per connection, more in some configurations and less in others.")
+    p = np.array([t[1] for t in tests])
+    up, down = (p < 0.05) & (us > 0), (p < 0.05) & (us < 0)
+    unclear = ~(up | down)
+    from mqperf.chapters._client_connection_costs_calc import p_range
+
+    holm = " after Holm's correction" if len(p) > 1 else ""
+    test = f"(two-sided t-test{'s' if len(p) > 1 else ''} of each increment against the replicates' scatter: {p_range(p)}{holm})"
+    n = len(us)
+    if up.all() or down.all():
+        verb = "adds" if up.all() else "saves"
+        return (f"{what} {verb} {_span(np.abs(us), 'µs')} per connection ({_span(np.abs(pct), '%')} of the basic "
+                f"cost) {test}.")
+    if unclear.all():
+        return (f"The data cannot tell whether {what} adds or saves anything: the measured increments, "
+                f"{prose.num(us.min())} to {prose.num(us.max(), unit='µs')}, are within the replicates' scatter "
+                f"{test}.")
+    said = []
+    if up.any():
+        said.append(f"{what} adds {_span(us[up], 'µs')} in {prose.count(int(up.sum()), 'configuration')}")
+    if down.any():
+        said.append(("it" if said else what) + f" saves {_span(-us[down], 'µs')} in "
+                    f"{prose.count(int(down.sum()), 'configuration')}")
+    if unclear.any():
+        said.append(f"in {'the other' if unclear.sum() < n else 'all'} {prose.count(int(unclear.sum()), 'configuration')} "
+                    "the data cannot tell whether it adds or saves anything")
+    return prose.listing(said, "and").replace(", in ", "; in ") + f" {test}."
 
 
 def _refused(r, p, calc, basic):
@@ -288,18 +440,33 @@ def _refused(r, p, calc, basic):
         "successful_us": f"successful, {base} listener (µs)", "difference_us": "difference (µs)", "ratio": "ratio"}),
         digits=4, caption="Each refusal's cost against a successful connection at the same SHARECNV")
     parts = []
+    # One figure for each refusal and each success: the differences are as measured, not tested.
     for method, g in table.dropna(subset=["difference_us"]).groupby("method", sort=False):
-        parts.append(f"A {method} costs " + prose.listing(
+        parts.append(f"As measured, a {method} cost " + prose.listing(
             f"{prose.num(abs(row.difference_us), unit='µs')} {'more' if row.difference_us >= 0 else 'less'} than "
             f"letting the client in at SHARECNV({row.sharecnv})" for row in g.itertuples()) + ".")
+    dearer = table[table["difference_us"] > 0]
+    if len(dearer):
+        parts.append("Where a refusal costs more than a successful connection, a client retrying into it costs more "
+                     "CPU than letting it connect would.")
     r.text("blocked_text", prose.paragraph(*parts) if parts else
            "No refusal cost has a successful connection at the same SHARECNV in your file to compare with.")
     r.about("blocked_about", (
         "The article sums the CHLAUTH cost up as \"a 300-400 microsecond increase\", which fits SHARECNV(0) but "
         "undercounts SHARECNV(1) by more than half ({ref}`erratum E038 <errata-e038>`). An invalid protocol costs "
         "\"of the order of\" 1,100 µs and writes data about the invalid flow to CSQSNAP; its SHARECNV is not "
-        "stated. None of the refusals "
-        "used TLS."))
+        "stated. None of the refusals used TLS.\n\n"
+        "The MAXINST/MAXINSTC figures hold a surprise the article passes over: at SHARECNV(0) the refusal (440 µs) "
+        "costs less than a successful connection (510 µs), as a connection that is turned away should, but at "
+        "SHARECNV(1) it costs 850 µs, 260 µs *more* than letting the client in (590 µs). The book reads this as a "
+        "measurement, not a misprint: the CHLAUTH refusal shows the same pattern (800 µs, then 1,500 µs), so both "
+        "refusals nearly double from SHARECNV(0) to SHARECNV(1) while a successful connection grows by a sixth. "
+        "The article does not say why. Both refusals write console messages (CSQX777E; CSQX599E and CSQX489E), and "
+        "messages are not cheap (suppressing CSQX511I and CSQX512I saves 130 µs), but that does not explain the "
+        "doubling; nor does the article say whether a refused client at SHARECNV(1) retried or flowed more before "
+        "being turned away. A limit meant to protect the queue manager from too many instances can therefore cost "
+        "more per attempt than the connections it refuses: a client that retries into MAXINST in a loop is a "
+        "connection storm priced at the refusal's cost (the calculator below)."))
     fits = calc.fit_blocked(refused, data_name=views.describe(p["blocked"], CHAPTER).name)
     r.fit_results.update({f"refused, {k}": v for k, v in fits.items()})
     ft = calc.blocked_fit_table(fits) if fits else None

@@ -48,6 +48,7 @@ def analyse(p: dict):
 
     source = views.describe(p["data"])
     r = Results(book_data=source.book_data, source=source.name)
+    r.answers = "each effect modelled at your message size"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         effects = parts.load_effects(p["data"])
@@ -55,7 +56,7 @@ def analyse(p: dict):
         parts.measured_section(r, effects)
         fits = parts.fit_section(r, effects, source)
         parts.loo_section(r, effects)
-        parts.cpu_section(r, effects)
+        parts.cpu_section(r, effects, fits)
         parts.at_size_section(r, fits, p["message_size_kb"])
         parts.recovery_section(r, p)
         parts.capacity_section(r, p)

@@ -26,6 +26,17 @@ review's statement in issue 9, and ``dspmq`` reports a QUORUM of in-sync instanc
 ``max(active, fastest replica)``, an order statistic of the copies (:func:`quorum_write_mean`),
 not the slowest of the three.
 
+Group commit. A queue manager's log writer does not serve commits one at a time: a commit
+that arrives while a write is in progress waits for that write to end and then goes out with
+every other record that arrived meanwhile, in the next write. So a forced write costs a commit
+one write t if the writer is idle (probability 1 − ρ) and the residual of the write in progress
+plus one write if it is busy (probability ρ): t(1 + ρ/2) on average with writes of fixed length
+(a uniform residual), t(1 + ρ) with exponential ones. It never grows without limit as ρ → 1: the
+writes grow larger instead (seed 001's ODF log, 92 % busy, wrote 5,021 bytes of records per
+write with write amplification 1.2). A chain of k forced writes then takes between k·t and 2k·t
+(:func:`group_commit_completed_fraction`); the M/M/1 wait t/(1 − ρ) per commit (668 ms at 92 %
+busy for 53 ms writes) describes a log that writes one commit per write, which this log did not.
+
 Timeouts. When a request is abandoned after a timeout T, work completed is the share of
 requests whose response time is ≤ T; with exponential response times (M/M/1 is exactly
 so: R ~ Exp(μ − λ)) that share is 1 − exp(−T/R̄). A request that passes k such stages
@@ -200,3 +211,59 @@ def quorum_write_mean(copy_mean, *, replicas: int = 2, acks: int = 1, storage_co
 def _whole(value, name):
     if isinstance(value, bool) or not float(value).is_integer() or value < 1:
         raise ModelError(f"{name} must be a whole number ≥ 1, not {value!r}")
+
+
+def group_commit_mean(write_time, utilisation, forced_writes: int, *, spread: str = "fixed"):
+    """Mean time of ``forced_writes`` commits under group commit: k·t·(1 + ρ/2) (fixed writes) or k·t·(1 + ρ)."""
+    rho = np.clip(np.asarray(utilisation, dtype=float), 0.0, 1.0)
+    _whole(forced_writes, "forced_writes")
+    factor = 0.5 if spread == "fixed" else 1.0
+    return forced_writes * float(_pos(write_time, "write time")) * (1 + factor * rho)
+
+
+def group_commit_completed_fraction(timeout, write_time, utilisation, forced_writes: int, *, spread: str = "fixed"):
+    """P(a chain of ``forced_writes`` commits ends within ``timeout``) under group commit.
+
+    Each commit finds the writer busy with probability ρ (the log writer's utilisation, capped at
+    1: a busier log writes larger blocks, not longer queues) and then waits the residual of the
+    write in progress before its own write; else its own write alone. Commits are independent,
+    so with J ~ Binomial(k, ρ) busy arrivals:
+
+    * ``spread="fixed"`` (every write takes t; the residual is uniform on [0, t]):
+      S = k·t + t·(U₁ + … + U_J), P(S ≤ T) = Σⱼ P(J = j)·IH_j((T − k·t)/t), IH_j the Irwin–Hall
+      distribution of j uniforms (a normal approximation beyond 20, where its alternating sum
+      loses precision and the normal is within 1e-3);
+    * ``spread="exponential"`` (writes exponential with mean t, so is the residual):
+      S ~ Gamma(k + J, t), P(S ≤ T) = Σⱼ P(J = j)·Γ_{k+j}(T/t).
+    """
+    from math import factorial, floor
+
+    timeout = float(timeout)
+    t = float(_pos(write_time, "write time"))
+    _whole(forced_writes, "forced_writes")
+    k = int(forced_writes)
+    rho_in = np.asarray(utilisation, dtype=float)
+    if np.any(rho_in < 0):
+        raise ModelError("utilisation must be ≥ 0")
+    rho = np.clip(rho_in, 0.0, 1.0)
+    j = np.arange(k + 1)
+    if spread == "exponential":
+        per_j = stats.gamma.cdf(timeout, a=k + j, scale=t)
+    elif spread == "fixed":
+        x = (timeout - k * t) / t
+        per_j = np.empty(k + 1)
+        for n in j:
+            if x < 0:
+                per_j[n] = 0.0
+            elif n == 0 or x >= n:
+                per_j[n] = 1.0
+            elif n > 20:
+                per_j[n] = float(stats.norm.cdf(x, loc=n / 2, scale=np.sqrt(n / 12)))
+            else:
+                per_j[n] = sum((-1) ** m * comb(n, m) * (x - m) ** n for m in range(floor(x) + 1)) / factorial(n)
+        per_j = np.clip(per_j, 0.0, 1.0)
+    else:
+        raise ModelError(f"spread must be 'fixed' or 'exponential', not {spread!r}")
+    weights = stats.binom.pmf(j[None, :], k, np.atleast_1d(rho).ravel()[:, None])
+    out = np.clip(weights @ per_j, 0.0, 1.0)
+    return out.reshape(rho.shape) if rho.shape else float(out[0])

@@ -162,8 +162,13 @@ def size_model_from_two(sizes, sslrkeycs, ratios) -> tuple[float, float] | None:
 # h = H/enc(s) at that size.
 
 from dataclasses import dataclass as _dataclass  # noqa: E402 (the fit below is an addition to the model)
+from functools import cached_property as _cached_property  # noqa: E402
 
-from mqperf.models._base import FitResult as _FitResult  # noqa: E402
+from mqperf.models._nls import WeightedFitResult as _FitResult  # noqa: E402
+
+#: Ratios within this of 1 show no renegotiation cost: then a is 0 and s0 (how the TLS cost grows
+#: with size) means nothing.
+NO_RENEGOTIATION = 1e-9
 
 
 def _ratio_two(x, a, s0):
@@ -180,11 +185,115 @@ def _ratio_one(x, h):
 
 @_dataclass(frozen=True)
 class RenegotiationResult(_FitResult):
-    """Fitted renegotiation model; ``size_model`` False when only one message size was seen."""
+    """Fitted renegotiation model; ``size_model`` False when only one message size was seen.
+
+    The fit weighs each ratio by 1/ratio² (a ratio of two CPU measurements carries their relative
+    errors), so its residual checks and its bootstrap work on the weighted residuals
+    √w·(y − fit), the errors the fit assumes equal. Intervals: the Student-t Wald interval when
+    those residuals pass the checks; else the residual-bootstrap percentile interval widened to
+    cover the Wald one (a direction the data barely constrain leaves every refit where it
+    started, so the bootstrap alone would call it known). s0 gets no interval when every ratio
+    is 1: then s0 means nothing.
+    """
 
     @property
     def size_model(self) -> bool:
         return "s0" in self.params.index
+
+    @property
+    def renegotiation_seen(self) -> bool:
+        """False when every ratio is 1 up to :data:`NO_RENEGOTIATION` (the data show no renegotiation cost;
+        the solver's stopping point, a ≈ 1e-7, is not evidence of one)."""
+        return bool(np.max(np.abs(np.asarray(self.y, dtype=float) - 1)) > NO_RENEGOTIATION)
+
+    def _weighted(self):
+        from types import SimpleNamespace
+
+        w = np.ones_like(self.y) if self.weights is None else np.asarray(self.weights, dtype=float)
+        return SimpleNamespace(resid=np.sqrt(w) * self.resid, fittedvalues=self.fittedvalues, df_resid=self.df_resid,
+                               resid_at_noise_level=self.resid_at_noise_level, w=w)
+
+    @_cached_property
+    def residual_checks(self):
+        """Normality and even spread of the weighted residuals (the errors the fit assumes equal)."""
+        from mqperf.models.diagnostics import residual_checks
+
+        return residual_checks(self._weighted())
+
+    def conf_int(self, alpha: float = 0.05):
+        import pandas as pd
+
+        ci = super().conf_int(alpha)
+        if self.df_resid > 0 and not self.residual_checks.passed:
+            wald = self._wald(alpha)
+            ci = pd.DataFrame({"lower": np.fmin(ci["lower"], wald["lower"]), "upper": np.fmax(ci["upper"], wald["upper"])})
+        if self.size_model and not self.renegotiation_seen:
+            ci.loc["s0"] = [np.nan, np.nan]
+        return ci
+
+    def _wald(self, alpha: float):
+        import pandas as pd
+
+        from mqperf.models._base import t_quantile
+
+        q = t_quantile(1 - alpha / 2, self.df_resid)
+        return pd.DataFrame({"lower": self.params - q * self.bse, "upper": self.params + q * self.bse})
+
+    def _bootstrap(self, alpha: float):
+        """Percentile intervals from a bootstrap of the weighted residuals, each refit weighted as the fit."""
+        import math
+
+        import pandas as pd
+        from scipy.optimize import least_squares
+
+        from mqperf.models.diagnostics import REFITS, SEED
+
+        cache = self.__dict__.setdefault("_bootstrap_cache", {})
+        if alpha in cache:
+            return cache[alpha].copy()
+        wt = self._weighted()
+        sw = np.sqrt(wt.w)
+        e = wt.resid * math.sqrt(self.nobs / max(self.df_resid, 1))
+        theta0 = self.params.to_numpy(dtype=float)
+        names = list(self.params.index)
+        free = [i for i, n in enumerate(names) if n not in self.active_bounds]
+        lower = np.where(theta0[free] >= 0, 0.0, -np.inf)
+        rng = np.random.default_rng(SEED)
+        draws = []
+        for _ in range(REFITS):
+            y = self.fittedvalues + rng.choice(e, size=e.size, replace=True) / sw
+
+            def residuals(free_theta, y=y):
+                theta = theta0.copy()
+                theta[free] = free_theta
+                return sw * (self.fn(self.x, *theta) - y)
+
+            try:
+                sol = least_squares(residuals, np.maximum(theta0[free], lower), bounds=(lower, np.inf), method="trf")
+            except (ValueError, np.linalg.LinAlgError):
+                continue
+            if sol.success and np.all(np.isfinite(sol.x)):
+                theta = theta0.copy()
+                theta[free] = sol.x
+                draws.append(theta)
+        out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
+        if len(draws) >= REFITS / 2:
+            lo, hi = np.quantile(np.array(draws), [alpha / 2, 1 - alpha / 2], axis=0)
+            for i in free:
+                out.iloc[i] = [lo[i], hi[i]]
+        cache[alpha] = out
+        return out.copy()
+
+    @property
+    def interval_method(self) -> str:
+        if self.df_resid <= 0:
+            return "none: no residual degrees of freedom"
+        if not self.residual_checks.passed:
+            from mqperf.models.diagnostics import REFITS
+
+            return (f"bootstrap of the weighted residuals, {REFITS} refits, percentile 95 % widened to cover the "
+                    "Wald interval (the weighted residuals fail the normality or even-spread check)")
+        return "Wald, Student-t on df_resid, 95 % (weights 1/ratio²)"
 
     @property
     def handshake(self) -> float:
@@ -217,6 +326,32 @@ class RenegotiationResult(_FitResult):
         size = np.asarray(size, dtype=float)
         return self.handshake * renegotiations_per_message(size, sslrkeyc) / self.enc(size)
 
+    def h_interval(self, size: float, alpha: float = 0.05) -> tuple[float, float, float]:
+        """H / enc(s) at ``size`` with its 95 % interval: (h, lower, upper); NaN ends without one.
+
+        Every answer of the chapter is proportional to h(s) = a / (1 + s/s0) (the overhead, the
+        SSLRKEYC for a target), so its interval is theirs. From the delta method on the Wald
+        covariance, h's gradient (1/(1 + s/s0), a·s/(s0 + s)²); a one-size fit's h is its parameter.
+        Not identified at all (every ratio 1: s0 means nothing) where the fit sees no renegotiation.
+        """
+        from mqperf.models._base import t_quantile
+
+        h = float(self.handshake / float(self.enc(size)))
+        if self.cov is None or self.df_resid <= 0:
+            return h, float("nan"), float("nan")
+        q = t_quantile(1 - alpha / 2, self.df_resid)
+        if not self.size_model:
+            lo, hi = (float(v) for v in self.conf_int(alpha).loc["h"])
+            return h, lo, hi
+        a, s0 = float(self.params["a"]), float(self.params["s0"])
+        s = float(size)
+        grad = np.array([1 / (1 + s / s0), a * s / (s0 + s) ** 2])
+        cov = self.cov.loc[["a", "s0"], ["a", "s0"]].to_numpy(dtype=float)
+        se = float(np.sqrt(max(grad @ cov @ grad, 0.0)))
+        if not np.isfinite(se):
+            return h, float("nan"), float("nan")
+        return h, h - q * se, h + q * se
+
     def sslrkeyc_for(self, target: float, size: float) -> float:
         """Smallest SSLRKEYC (bytes) keeping the overhead at ``target`` (a fraction)."""
         return sslrkeyc_for_overhead(target, size, enc=float(self.enc(size)), handshake_cost=self.handshake)
@@ -243,7 +378,7 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
     """
     import pandas as pd
 
-    from mqperf.models._nls import NLSFit, nls
+    from mqperf.models._nls import NLSFit, nls, resolve_weights
 
     x = np.atleast_2d(np.asarray(x, dtype=float))
     y = np.asarray(y, dtype=float).ravel()
@@ -258,6 +393,10 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
     sizes = np.unique(x[:, 0])
     notes = ["ratio = cost per message with renegotiation every K bytes / cost with SSLRKEYC(0)",
              "SSLRKEYC below 32 KB counts as 32 KB, as MQ does"]
+    # A ratio is one CPU figure over another, each with its relative error: equal relative errors,
+    # weights 1/ratio².
+    w, how = resolve_weights("relative", y)
+    notes.append(how)
     if sizes.size >= 2:
         h = (y - 1) * np.maximum(x[:, 1], SSLRKEYC_FLOOR) / x[:, 0]
         exact = size_model_from_two(x[:, 0], x[:, 1], y) if y.size == 2 else None
@@ -267,7 +406,7 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
         else:
             starts = [[max(h.max(), 1e-6), s0] for s0 in (1e3, 1e4, 1e5, 1e6, 1e7)]
             sol = nls(_ratio_two, x, y, names=["a", "s0"], starts=starts, lower=[0.0, 1.0], upper=[np.inf, 1e15],
-                      label="the renegotiation model")
+                      weights=w, label="the renegotiation model")
         if "s0" in sol.at_bound:
             notes.append("s0 at a bound: the ratios do not show the per-message cost growing more slowly than size")
         return RenegotiationResult(
@@ -275,18 +414,20 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
             params=pd.Series(sol.theta, index=["a", "s0"], dtype=float), cov=sol.cov, x=x, y=y, fn=_ratio_two,
             units={"a": "H / e0 (handshake over the size-independent TLS cost per message)", "s0": "bytes"},
             at_bound=sol.at_bound, active_bounds=sol.active_bounds, notes=tuple(notes), data_name=data_name,
-            data_hash=data_hash,
+            data_hash=data_hash, weights=w,
         )
+    # One size: ratio − 1 = h·(s/K), weighted least squares through the origin.
     xr = x[:, 0] / np.maximum(x[:, 1], SSLRKEYC_FLOOR)
-    hval = float(np.sum(xr * (y - 1)) / np.sum(xr**2))
+    hval = float(np.sum(w * xr * (y - 1)) / np.sum(w * xr**2))
     df = y.size - 1
     cov = None
     if df > 0:
         resid = (y - 1) - hval * xr
-        cov = pd.DataFrame([[float(resid @ resid) / df / float(xr @ xr)]], index=["h"], columns=["h"])
+        cov = pd.DataFrame([[float(w @ resid**2) / df / float(w @ xr**2)]], index=["h"], columns=["h"])
     notes.append(f"one message size ({int(sizes[0]):,} bytes): h = H / enc(s) at that size only")
     return RenegotiationResult(
         model="tls_renegotiation_one_size", formula="ratio(s, K) = 1 + h * s/K",
         params=pd.Series([hval], index=["h"], dtype=float), cov=cov, x=x, y=y, fn=_ratio_one,
         units={"h": "H / enc(s) at the measured size"}, notes=tuple(notes), data_name=data_name, data_hash=data_hash,
+        weights=w,
     )

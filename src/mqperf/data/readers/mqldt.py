@@ -15,7 +15,11 @@ Grammar and units from ``reference-data/formats/mqldt/FORMAT.md`` (ibm-messaging
   interval suffix or ``Total writes to files``.
 
 Latencies are nanoseconds (→ µs, a note). Both feed the NativeHA chapter's ``mqldt`` input
-(:data:`COLUMNS`).
+(:data:`COLUMNS`). ``queue_managers`` is how many writers ran at once (``--qm``; a multi-QM
+row's bandwidth is all of them together, its latency the mean of their averages), so the
+chapter's bound is that many times block size / latency. What the files state (the options
+block: block sizes, duration, files and their size, queue managers; mqldt prints no version) is
+``frame.attrs["setup"]``, which "How this report was made" shows.
 """
 
 from __future__ import annotations
@@ -82,15 +86,43 @@ def _sizes(bsize: str) -> list[int]:
     return out
 
 
+#: Options of the text report's "Options" block the setup names, and their words.
+_SETUP_OPTIONS = {"duration": "test duration (--duration, s)",
+                  "numFiles": "files (--numFiles)", "fileSize": "file size (--fileSize, bytes)",
+                  "qm": "queue managers (--qm)", "delay": "delay between writes (--delay, µs)",
+                  "alignment": "record alignment (--alignment)", "backgroundThreads": "background threads"}
+
+
+def _setup(frame: pd.DataFrame, options: list[dict]) -> dict:
+    setup = {"tool": "mqldt (its output states no version)",
+             "block sizes": ", ".join(f"{int(b):,} bytes" for b in sorted(set(frame["blocksize_bytes"])))}
+    for key, words in _SETUP_OPTIONS.items():
+        values = [o[key] for o in options if o.get(key)]
+        if values:
+            setup[words] = ", ".join(dict.fromkeys(str(v) for v in values))
+    qms = sorted(set(int(q) for q in frame["queue_managers"]))
+    if qms != [1]:
+        setup["queue managers"] = ", ".join(map(str, qms))
+    return setup
+
+
+def _qm_note(frame: pd.DataFrame) -> list[str]:
+    if (frame["queue_managers"] > 1).any():
+        return ["mqldt multi-QM rows (--qm N) are N writers at once: bytes/s is all of them together, latency the "
+                "mean of their averages (queue_managers)"]
+    return []
+
+
 def read_text(paths) -> pd.DataFrame:
     """mqldt's stdout report(s): one row per block size (multi-QM: one combined row per run).
 
     A block size is taken from its ``Executing test for write blocksize`` line when the
     capture has stderr too, else from the ``--bsize`` list in order (stdout alone).
     """
-    rows = []
+    rows, runs = [], []
     for path in map(Path, paths):
         run = {"options": {}, "qms": 1, "index": 0}
+        runs.append(run)
         section = {"block": None, "line": 0, "values": {}}
         pending = None
         before = len(rows)
@@ -108,6 +140,7 @@ def read_text(paths) -> pd.DataFrame:
             if text.startswith("Options (specified"):
                 close()
                 run = {"options": {}, "qms": 1, "index": 0}
+                runs.append(run)
                 continue
             opt = _OPTION.search(text)
             if opt and section["block"] is None and not text.startswith(("Total", "Max", "Min", "Avg", "IOPS")):
@@ -141,7 +174,9 @@ def read_text(paths) -> pd.DataFrame:
         close()
         if len(rows) == before:
             raise DataError(path, "no mqldt result (expected 'Total writes to files' and the figures after it)")
-    return with_notes(pd.DataFrame(rows), NS_NOTE)
+    frame = pd.DataFrame(rows)
+    frame.attrs["setup"] = _setup(frame, [r["options"] for r in runs])
+    return with_notes(frame, NS_NOTE, *_qm_note(frame))
 
 
 def read_csv(paths) -> pd.DataFrame:
@@ -171,8 +206,11 @@ def read_csv(paths) -> pd.DataFrame:
             found = True
         if not found:
             raise DataError(path, "no mqldt result rows")
-    return with_notes(pd.DataFrame(rows), NS_NOTE,
-                      "mqldt's CSV has no test duration, so writes per second are not derived from it")
+    frame = pd.DataFrame(rows)
+    frame.attrs["setup"] = _setup(frame, [])
+    frame.attrs["setup"]["test duration"] = "not stated (mqldt's CSV has none)"
+    return with_notes(frame, NS_NOTE, "mqldt's CSV has no test duration, so writes per second are not derived from it",
+                      *_qm_note(frame))
 
 
 def read_mqldt_csv(path: str | Path) -> pd.DataFrame:
