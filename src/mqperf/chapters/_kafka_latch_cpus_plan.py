@@ -105,6 +105,8 @@ def plan(r, p: dict, runs: pd.DataFrame, mmc: pd.DataFrame, factors: dict, sourc
         beyond = _beyond(hi, target, busy, most_cpus, most_share, most_work)
         row["extrapolated"] = "yes: " + beyond if beyond else "no"
         row["_lo"], row["_hi"] = lo, hi
+        if beyond:
+            r.extrapolated(f"{name}: {row['plan (CPUs)']} CPUs for {prose.num(target)} % sufficient, {beyond}")
         rows.append(row)
     table = pd.DataFrame(rows)
     shown = table.drop(columns=["_lo", "_hi"])
@@ -212,7 +214,6 @@ def _answer(r, p, runs, table, ranking, fits, failed, accepted, target) -> str:
         parts.append("The spread is what these runs cannot decide: runs at more CPU counts and loads would rank the "
                      "models and narrow it.")
     if beyond:
-        r.extrapolated(f"CPUs for {prose.num(target)} % sufficient: {main['plan (CPUs)']}, {main['extrapolated'][5:]}")
         parts.append(f"The answer is extrapolated: {main['extrapolated'][5:]}.")
     rate = p.get("target_rate_msg_s")
     if rate and runs["rate_msg_s"].notna().any():

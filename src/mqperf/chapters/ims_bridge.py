@@ -111,10 +111,10 @@ def analyse(p: dict):
     plan = f.cpus_for_rate(fits, target, n_max, ranking, tops)
     shown = plan.assign(extrapolated=plan["extrapolated"].map({True: "yes", False: "no"})).drop(columns="accepted")
     r.table("plan", shown.rename(columns=plan_columns(target, n_max)), digits=4,
-            caption=f"CPUs each fit says reach {prose.num(target, 6)} tx/s (– where it never does)"
-                    + ("" if given_target else f" (no target was given: {HEADROOM:g} × the largest measured rate, "
-                                               f"{prose.num(float(pts['rate_tps'].max()), 6)} tx/s)")
-                    + "; the plan uses the fits the data do not reject (column: the data)")
+            caption=f"CPUs each fit says reach {prose.num(target, 6)} tx/s ("
+                    + ("" if given_target else f"no target was given: {HEADROOM:g} × the largest measured rate, "
+                                               f"{prose.num(float(pts['rate_tps'].max()), 6)} tx/s; ")
+                    + "– where a fit never reaches it); the plan uses the fits the data do not reject (column: the data)")
     r.text("plan_reading", _plan_reading(r, plan, ranking, pts, target, n_max, given_target))
     about.plan(r)
 

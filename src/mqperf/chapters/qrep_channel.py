@@ -128,7 +128,7 @@ def analyse(p: dict):
         r.card(name, card, result)
 
     # -- planning --------------------------------------------------------------------------
-    r.table("plan", parts.plan_table(plan), digits=4,
+    r.table("plan", parts.plan_table(plan), digits=6,
             caption="One channel at the planning parameters, and what the target needs")
     beyond = parts.plan_coverage(plan, evaluated)
     if beyond:

@@ -47,8 +47,8 @@ def analyse(p: dict):
     src = views.describe(p["data"] or p["rules"], CHAPTER)
     r = Results(book_data=src.book_data, source=src.name)
     # Rules, not fits: nothing is estimated, so no answer can leave a measured range.
-    r.answers = ("the levels MQ checks and the profile each queue is checked against, resolved by rule "
-                 "(nothing is fitted or extrapolated)")
+    r.answers = "levels checked and queue profiles, found by rule with nothing fitted"
+    r.checked("Rates", "none: the chapter reads security profiles, not measurements")
 
     # -- what the article says -------------------------------------------------------------
     r.about("article", ABOUT_ARTICLE)
@@ -84,7 +84,7 @@ def analyse(p: dict):
     else:
         profiles = parts.article_profiles(rules, ssid=ssid, qsg=group or "QSG1")
         frame = parts.profile_frame(profiles)
-    r.points = frame
+    r.points = None  # profiles, not measured points: "How this report was made" says there are none
     r.about("advice", ABOUT_ADVICE)
     r.table("profile_counts", parts.profile_counts(frame, profiles), caption="The profiles read, by class")
     r.text("profile_reading", parts.profile_reading(frame, profiles))
