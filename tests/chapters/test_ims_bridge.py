@@ -16,6 +16,7 @@ from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing
 
 TUNED = "IMS V13 tuned"
+CHAPTER = "ims_bridge"
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +87,41 @@ def test_disagreement_and_plan_are_computed(book):
     assert "the bottleneck model stops at 21,400 tx/s" in said
     assert "beyond the largest measured concurrency (9)" in said
     plan = book.sentences()["plan_reading"]
-    assert "Amdahl's law says 23 CPUs" in plan and "the bottleneck model and the USL do not reach it" in plan
-    assert "an extrapolation" in plan
+    # Three points rank none of the fits (AICc needs five for two parameters): the plan is what
+    # each says, as what the data cannot decide, and 23 CPUs is past the 9 measured.
+    assert "the data cannot decide between Amdahl's law, the bottleneck model and the USL" in plan
+    assert "Amdahl's law says 23 CPUs (extrapolated)" in plan
+    assert "the bottleneck model never reaches 30,000 tx/s" in plan and "the USL never reaches 30,000 tx/s" in plan
+    assert book.answers and any("23 CPUs" in e for e in book.extrapolations)
+    # Amdahl's limit λ/σ is not stated as a number: σ's interval (-0.54 to 0.78) reaches 0.
+    assert "a limit λ/σ the data cannot tell" in said and "39,400" not in said
+
+
+def test_a_plan_from_the_fit_the_data_prefer(tmp_path):
+    # Eight CPU counts from a bottleneck at 15,000 tx/s with 1 % noise: AICc over eight points
+    # sets the bottleneck model ahead of the USL and Amdahl's law by far more than 4, and the plan
+    # for 14,000 tx/s is its answer alone: the knee 15,000 / 2,500 = 6, so 14,000 needs 6 CPUs.
+    rng = np.random.default_rng(3)
+    n = np.array([1, 2, 3, 4, 6, 8, 10, 12])
+    rate = np.minimum(2500 * n, 15000) * (1 + rng.normal(0, 0.01, n.size))
+    path = tmp_path / "ims.csv"
+    pd.DataFrame({"series": "mine", "cpus": n, "rate_tps": rate}).to_csv(path, index=False)
+    r = props.run(CHAPTER, path, target_tps=14000)
+    plan = r.sentences()["plan_reading"]
+    assert "the data prefer the bottleneck model" in plan and "the bottleneck model says 6 CPUs." in plan
+    assert "Amdahl's law says" not in plan and "the USL says" not in plan
+    table = r.items["plan"].frame.set_index("model")
+    assert table.loc["bottleneck model", "the data"] == "preferred"
+    assert table.loc["USL", "the data"].startswith("rejected")
+
+
+def test_a_reader_run_without_a_target_plans_from_its_own_rates(tmp_path):
+    path = tmp_path / "ims.csv"
+    pd.DataFrame({"cpus": [2, 4, 6, 8], "rate_tps": [900.0, 1700, 2300, 2800]}).to_csv(path, index=False)
+    r = props.run(CHAPTER, path)
+    plan = r.sentences()["plan_reading"]
+    assert "No target was given" in plan and "3,500 tx/s" in plan  # 1.25 × 2,800
+    assert not any("30,000" in t for t in r.sentences().values())
 
 
 def test_plan_agrees_with_the_fits(pts):

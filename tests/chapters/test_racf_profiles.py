@@ -125,3 +125,26 @@ def test_reader_profiles_file(tmp_path):
     pd.DataFrame({"class": ["DATASET"], "profile": ["X.Y"]}).to_csv(bad, index=False)
     with pytest.raises(DataError, match="class"):
         props.run("racf_profiles", bad)
+
+
+def test_queue_names_are_printed_as_given_and_checked_in_upper_case(tmp_path):
+    # MQQUEUE holds upper-case profiles, so "Orders.Reply" is checked as ORDERS.REPLY, and the
+    # report prints the name as the reader typed it, saying what it was checked as.
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"class": ["MQQUEUE"], "profile": ["QMA.ORDERS.**"]}).to_csv(path, index=False)
+    r = props.run("racf_profiles", path, queues="Orders.Reply", qsg="")
+    text = r.sentences()["queue_reading"]
+    assert "“Orders.Reply” (as `ORDERS.REPLY`" in text and "`QMA.ORDERS.**`" in text
+    table = r.items["queues"].frame
+    assert list(table["queue"]) == ["Orders.Reply"] and list(table["checked as"]) == ["ORDERS.REPLY"]
+
+
+def test_a_verdict_for_the_default_queue_manager_says_whose_name_it_is(tmp_path):
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"class": ["MQADMIN", "MQQUEUE"], "profile": ["MQP1.NO.QSG.CHECKS", "MQP1.ORDERS.**"]}) \
+        .to_csv(path, index=False)
+    r = props.run("racf_profiles", path)
+    text = r.sentences()["summary_reading"]
+    assert "the parameters' defaults (the book's example names), which your profiles never name" in text
+    assert "they name “MQP1”" in text
+    assert r.answers and not r.extrapolations

@@ -68,3 +68,33 @@ def test_not_for_task_scaling(folder):
 def test_contract_csvs_are_not_claimed(root):
     for example in sorted((root / "data" / "examples").glob("*.csv")):
         assert readers.detect(example) is None, example.name
+
+
+def test_the_setup_the_files_state(folder):
+    # --print-metrics prints "app-info:version:{client-id=producer-1} : 2.0.0-cp1"; the summary
+    # "2000000 records sent, 83381.972817 records/sec" covers a run of 2,000,000 / 83,381.97 = 24.0 s.
+    frame = kafka_perf.read([folder / "producer_ably77_DCOS-Kafka-Performance_README_c723e1b_run2_print-metrics_head.txt"])
+    setup = frame.attrs["setup"]
+    assert setup["Kafka client version"] == "2.0.0-cp1"
+    assert setup["tool"] == "kafka-producer-perf-test (1 run)"
+    assert "whole runs of 24 s" in setup["interval length"]
+    assert kafka_perf.to_message_size(frame).attrs["setup"] == setup
+
+
+def test_consumer_run_length_and_echoed_settings(folder):
+    # "2023-02-07 17:53:25:127, 2023-02-07 17:53:28:418": 3.291 s; the new tool's row: 3.632 s.
+    # The echoed producer command gives linger.ms=0 batch.size=16384 --throughput -1; no version.
+    frame = kafka_perf.read([folder / "producer_and_consumer_apache-kafka_PR13215.txt"])
+    setup = frame.attrs["setup"]
+    assert "consumer runs of 3.29 s to 3.63 s (end.time − start.time)" in setup["interval length"]
+    assert setup["producer settings"] == "linger.ms 0, batch.size 16384, --throughput -1"
+    assert "Kafka client version" not in setup
+
+
+def test_setup_reaches_the_conversion_record(folder, tmp_path):
+    path = folder / "producer_ably77_DCOS-Kafka-Performance_README_c723e1b_recordsize_sweep.txt"
+    values, _ = ingest.prepare("kafka_message_size", [path], tmp_path)
+    import json
+
+    record = json.loads((tmp_path / "conversion.json").read_text())
+    assert record[0]["setup"]["tool"] == "kafka-producer-perf-test (11 runs)"

@@ -92,3 +92,24 @@ def test_an_unknown_report_is_read_generically(tmp_path):
     assert cell["number"] == 1234.5 and cell["interval_s"] == 900 and cell["start"] == "2026-11-02T10:00:00"
     with pytest.raises(DataError, match="found RMF Postprocessor Workload Activity; the chapter needs"):
         rmf.to_latch(frame)
+
+
+def test_the_setup_the_responses_state(folder):
+    # From the sample's own headers: <smf-data>z/OS V2R5</smf-data>, <resname>RPRT</resname>,
+    # <report-interval>29:59:997</report-interval>, CPU 8562 model Z02. RMF names no MQ version.
+    frame = rmf.read([folder / "pp_cpu_activity_small.xml"])
+    want = {"platform": "z/OS V2R5", "interval length": "1,800 s", "system": "RPRT",
+            "RMF report": "CPU Activity Report", "machine": "8562 model Z02"}
+    assert frame.attrs["setup"] == want and "MQ version" not in want
+    assert rmf.to_latch(frame).attrs["setup"] == want
+
+
+def test_the_setup_is_of_the_reports_the_chapter_reads(folder):
+    # A Monitor III CPC report (100-second range) beside the CPU Activity report: the converted
+    # rows come from the CPU report, and so does the setup they carry into conversion.json.
+    frame = rmf.read([folder / "pp_cpu_activity_small.xml", folder / "m3_cpc.xml"])
+    assert frame.attrs["setup"]["interval length"] == "100 s to 1,800 s (2 lengths)"
+    conv = ingest.convert([(folder / "pp_cpu_activity_small.xml", readers.by_name("rmf-dds-xml")),
+                           (folder / "m3_cpc.xml", readers.by_name("rmf-dds-xml"))], "kafka_latch_cpus")
+    assert conv.frame.attrs["setup"]["interval length"] == "1,800 s"
+    assert conv.frame.attrs["setup"]["RMF report"] == "CPU Activity Report"

@@ -163,15 +163,30 @@ def leave_one_out(pts: pd.DataFrame, fits: dict[str, FitSet]) -> pd.DataFrame:
     return out[["series", "model", "cpus", "measured", "predicted", "error %"]].reset_index(drop=True)
 
 
-def cpus_for_rate(fits: dict[str, FitSet], target: float, n_max: int) -> pd.DataFrame:
-    """CPUs each fit says reach ``target`` within ``n_max`` (NaN: not reachable)."""
+#: The most CPUs a planning answer searches for the USL and Amdahl's law.
+PLAN_LIMIT = 4096
+
+
+def cpus_for_rate(fits: dict[str, FitSet], target: float, n_max: int, ranking: pd.DataFrame | None = None,
+                  top: dict | None = None) -> pd.DataFrame:
+    """CPUs each fit says reach ``target`` (NaN: never, up to :data:`PLAN_LIMIT`; ``within``: at most
+    ``n_max``, the most the plan allows), with what the
+    ranking says of the fit (``verdict``, ``accepted``) and whether the answer leaves the
+    measured CPUs (``top``: the largest measured per series)."""
     rows = []
     for (series, model), r in results(fits).items():
-        need = r.n_for_rate(target) if model == "bottleneck" else r.n_for_rate(target, n_max=n_max)
-        if need is not None and need > n_max:
-            need = None
-        rows.append({"series": series, "model": MODELS[model], "cpus": need if need is not None else np.nan,
-                     "limit": limit(model, r), "reachable": need is not None})
+        # The answer follows the model (up to PLAN_LIMIT CPUs), not max_cpus: a count past max_cpus
+        # is given and said to be more than the plan allows, never left out.
+        need = r.n_for_rate(target) if model == "bottleneck" else r.n_for_rate(target, n_max=PLAN_LIMIT)
+        row = {"series": series, "model": MODELS[model], "cpus": need if need is not None else np.nan,
+               "limit": limit(model, r), "reachable": need is not None,
+               "within": need is not None and need <= n_max}
+        if ranking is not None and len(ranking):
+            hit = ranking[(ranking["series"] == series) & (ranking["key"] == model)].iloc[0]
+            row.update(verdict=hit["verdict"], accepted=bool(hit["accepted"]))
+        if top is not None:
+            row["extrapolated"] = bool(need is not None and need > top[series])
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -219,3 +234,77 @@ def cf_headroom(cf: dict, rates_tps, *, processors, max_utilisation: float) -> p
                          "wait": queueing.mmc_wait(load, 1.0, c) if stable else np.nan,
                          "stable": stable, "within_max": rho <= max_utilisation})
     return pd.DataFrame(rows)
+
+
+# -- which fit the data accept -------------------------------------------------------------------
+
+#: A fit is set apart by AICc when it trails the best by more than this. Burnham and Anderson
+#: (2002, §2.6) give a model within 2 of the best substantial support and one 4 to 7 behind
+#: considerably less: planning answers leave the data, where the fits part most, so a fit
+#: keeps its place in the range until it trails by more than 4.
+SET_APART = 4.0
+
+
+def _kappa_may_be_zero(fit) -> bool:
+    """κ held at 0, or its 95 % interval reaching 0: the USL's own data keep Amdahl's law (κ = 0)."""
+    if "kappa" in fit.active_bounds or fit.df_resid <= 0:
+        return True
+    lo = float(fit.conf_int().loc["kappa", "lower"])
+    return not lo > 0
+
+
+def rank(fits: dict[str, FitSet], pts: pd.DataFrame) -> pd.DataFrame:
+    """Per series, the fits ranked by AICc and tested for lack of fit against any replicates.
+
+    AICc = n ln(SSR/n) + 2K + 2K(K+1)/(n − K − 1) over the series' points (K = the parameters
+    the fit estimates, one held on a bound not counted, plus the noise; Burnham & Anderson
+    2002, eqs. 2.1, 2.14); it needs n > K + 1 and some scatter. ``accepted``: the lowest AICc
+    and any within :data:`SET_APART` of it, and every fit the points cannot rank (the data do not set it
+    apart), less any whose lack of fit the replicates' scatter rejects (F-test); when that
+    leaves none, all of them. Amdahl's law (the USL at κ = 0) is kept beside an accepted USL
+    whose κ interval reaches 0. ``verdict`` says which, in words for the table.
+    """
+    from mqperf.models.differences import lack_of_fit
+
+    rows = []
+    sd = aggregate.sd_column("rate_tps")
+    for (series, model), r in results(fits).items():
+        g = pts[pts["series"] == series]
+        n, big_k = r.nobs, r.df_model + 1
+        aicc = math.nan
+        if r.ssr > 0 and n > big_k + 1:
+            aicc = n * math.log(r.ssr / n) + 2 * big_k + 2 * big_k * (big_k + 1) / (n - big_k - 1)
+        count = g[aggregate.COUNT].to_numpy(float) if aggregate.COUNT in g else np.ones(len(g))
+        spread = g[sd].fillna(0.0).to_numpy(float) if sd in g else np.zeros(len(g))
+        predicted = r.predict(g["cpus"].to_numpy(float))
+        misses = lack_of_fit(float(np.sum(count * (g["rate_tps"].to_numpy(float) - predicted) ** 2)),
+                             len(g) - r.df_model, float(np.sum((count - 1) * spread**2)), int(np.sum(count - 1)),
+                             what=MODELS[model])
+        rows.append({"series": series, "model": MODELS[model], "key": model, "points": n, "K": big_k, "aicc": aicc,
+                     "needs": big_k + 2, "misses": bool(misses.holds), "fit_test": misses.test})
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table.assign(delta=[], accepted=[], verdict=[])
+    fitted = results(fits)
+    parts = []
+    for series, g in table.groupby("series", sort=False):
+        g = g.copy()
+        ranked = g["aicc"].notna()
+        g["delta"] = g["aicc"] - (g.loc[ranked, "aicc"].min() if ranked.any() else math.nan)
+        by_aicc = ~ranked | (ranked.sum() < 2) | (g["delta"] <= SET_APART)
+        g["accepted"] = by_aicc & ~g["misses"]
+        # Amdahl's law is the USL at κ = 0: while the USL's own interval keeps κ = 0, the data
+        # cannot tell whether the rate peaks, and Amdahl's answer stands beside the USL's.
+        usl_fit = fitted.get((series, "usl"))
+        amdahl = g["key"] == "amdahl"
+        if usl_fit is not None and g.loc[g["key"] == "usl", "accepted"].any() and amdahl.any() \
+                and not g.loc[amdahl, "misses"].any() and _kappa_may_be_zero(usl_fit):
+            g.loc[amdahl, "accepted"] = True
+        if not g["accepted"].any():
+            g["accepted"] = True
+        g["verdict"] = [
+            ("preferred" if ranked.sum() >= 2 and g["accepted"].sum() == 1 else "not set apart") if ok else
+            ("rejected: misses the replicates" if miss else f"rejected: ΔAICc {d:.3g}")
+            for ok, miss, d in zip(g["accepted"], g["misses"], g["delta"])]
+        parts.append(g)
+    return pd.concat(parts, ignore_index=True)

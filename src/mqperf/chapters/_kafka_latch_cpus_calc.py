@@ -7,8 +7,11 @@ grows like N(N − 1)·X(N): comparing total waits with N(N − 1) alone silentl
 throughput X did not change.
 
 CPUs: RMF's share of time with sufficient CPUs beside M/M/c (Erlang C), the load-factor
-correction calibrated on one run and tested on the others, and the measured relation
-(share against per-CPU busy, a straight line through the runs) the plan uses.
+correction calibrated on one run and tested on the others, and the three models the plan
+weighs, each a function of both the CPUs and their load: M/M/c, M/M/c at a load factor k
+fitted to every run, and the measured relation (share against per-CPU busy, a straight line
+through the runs, which ignores the CPU count). :func:`rank_models` ranks them by AICc where
+the runs allow it; the plan answers from the models the data do not set apart.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from scipy.optimize import brentq
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
 from mqperf.models import contention, queueing
-from mqperf.models._base import FitResult, covariance
+from mqperf.models._base import FitResult, covariance, jacobian
 
 
 # -- latches --------------------------------------------------------------------------------
@@ -56,15 +59,30 @@ def latch_points(frame: pd.DataFrame, run_s: float | None) -> pd.DataFrame:
     return points.sort_values(["latch", "tasks"], kind="stable").reset_index(drop=True)
 
 
-def verdict(b: float, b_coherency: float) -> str:
-    """Growth exponent b against the local exponent of N(N − 1)."""
-    if not math.isfinite(b_coherency):
-        return "–"
-    if b < 1.5:
-        return "slower than pairwise"
-    if b <= b_coherency * 1.1:
-        return "about pairwise"
-    return "faster than pairwise"
+def verdict(test, slope: float) -> str:
+    """A growth against N(N − 1) in words, as its test decides it (``test``: a Verdict or None)."""
+    if test is None or "one measurement" in test.test:
+        return "untested: one measurement per task count"
+    if not test.holds:
+        return "within the replicates' scatter of N(N−1)"
+    return "faster than pairwise" if slope > 0 else "slower than pairwise"
+
+
+def _growth_test(a, b, x_ratio: float, coh: float):
+    """t-test of the log growth (per message where both rates are known) against N(N − 1)'s, on
+    the replicates' scatter; None when a task count has one measurement."""
+    from mqperf.models.differences import against
+
+    sd = aggregate.sd_column("latch_s")
+    na, nb = int(a.get(aggregate.COUNT, 1) or 1), int(b.get(aggregate.COUNT, 1) or 1)
+    if sd not in a or na < 2 or nb < 2 or not (np.isfinite(a[sd]) and np.isfinite(b[sd])) or not coh > 0:
+        return None
+    ra, rb = float(a[sd]) / float(a["latch_s"]), float(b[sd]) / float(b["latch_s"])  # relative scatter
+    va, vb = ra**2 / na, rb**2 / nb
+    df = (va + vb) ** 2 / (va**2 / (na - 1) + vb**2 / (nb - 1)) if va + vb > 0 else math.inf
+    grew = math.log(float(b["latch_s"]) / float(a["latch_s"])) - (math.log(x_ratio) if math.isfinite(x_ratio) else 0)
+    return against(grew, math.log(coh), math.sqrt(va + vb), df,
+                   what="the log growth against the pairwise growth") , grew - math.log(coh)
 
 
 def growth(points: pd.DataFrame) -> pd.DataFrame:
@@ -73,7 +91,9 @@ def growth(points: pd.DataFrame) -> pd.DataFrame:
     ``per_msg_pct`` (the wait per message) is compared with N(N − 1) where both runs have a
     rate; otherwise the total wait is, which is right only if throughput did not change, and
     ``x_change_for_pairwise_pct`` says how much the throughput would have had to change for
-    the total to grow exactly like N(N − 1)·X.
+    the total to grow exactly like N(N − 1)·X. ``verdict`` is decided by a t-test of the log
+    growth against N(N − 1)'s on the replicates' scatter (``test``); with one measurement per
+    task count nothing is claimed.
     """
     rows = []
     for name, g in points.groupby("latch", sort=False):
@@ -87,6 +107,8 @@ def growth(points: pd.DataFrame) -> pd.DataFrame:
             coh = float(contention.coherency_growth(n0, n1)) if n0 > 1 else math.nan
             b_coh = math.log(coh) / math.log(n1 / n0) if n0 > 1 else math.nan
             b_exp = contention.exponent_from_ratio(ratio, n0, n1)
+            tested = _growth_test(a, b, x_ratio, coh) if n0 > 1 else None
+            test, slope = tested if tested is not None else (None, 0.0)
             rows.append({
                 "latch": name, "tasks_from": n0, "tasks_to": n1,
                 "total_pct": (total - 1) * 100,
@@ -96,7 +118,8 @@ def growth(points: pd.DataFrame) -> pd.DataFrame:
                 "proportional_pct": (n1 / n0 - 1) * 100,
                 "x_change_for_pairwise_pct": (total / coh - 1) * 100 if n0 > 1 else math.nan,
                 "b": b_exp, "b_coherency": b_coh, "normalised": normalised,
-                "verdict": verdict(b_exp, b_coh),
+                "verdict": verdict(test, slope) if n0 > 1 else "no N(N−1) at one task",
+                "test": test.test if test is not None else "",
             })
     return pd.DataFrame(rows)
 
@@ -129,12 +152,18 @@ def cpu_runs(frame: pd.DataFrame) -> pd.DataFrame:
         frame["label"] = frame["label"].fillna(fill).astype(str)
     else:
         frame["label"] = [f"{c} CPUs" for c in frame["gp_cpus"]]
-    values = [c for c in ("busy_pct", "sufficient_pct", "rate_msg_s") if c in frame]
+    if "rate_msg_s" in frame:  # each interval's own CPU per message: its scatter tests a change between runs
+        frame["cpu_us_row"] = frame["gp_cpus"] * frame["busy_pct"] / 100 / frame["rate_msg_s"] * 1e6
+    values = [c for c in ("busy_pct", "sufficient_pct", "rate_msg_s", "cpu_us_row") if c in frame]
     runs = aggregate.means(frame, ["label", "gp_cpus"], values).copy()
     if "rate_msg_s" not in runs:
         runs["rate_msg_s"] = np.nan
     runs = runs.astype({"gp_cpus": "int64", "busy_pct": float, "sufficient_pct": float, "rate_msg_s": float})
+    # One label at several CPU counts is several runs: each keeps the label, with its CPU count added.
+    twice = runs["label"].duplicated(keep=False)
+    runs.loc[twice, "label"] = runs.loc[twice, "label"] + " (" + runs.loc[twice, "gp_cpus"].astype(str) + " CPUs)"
     runs["busy_cpus"] = runs["gp_cpus"] * runs["busy_pct"] / 100
+    # A run's CPU per message is its busy CPU time over its messages (means of equal intervals).
     runs["cpu_us_per_msg"] = runs["busy_cpus"] / runs["rate_msg_s"] * 1e6
     return runs.sort_values(["gp_cpus", "busy_pct"], kind="stable").reset_index(drop=True)
 
@@ -193,20 +222,57 @@ def load_factor_fit(run) -> FitResult:
     )
 
 
-def cross_calibration(runs: pd.DataFrame, factors: dict) -> pd.DataFrame:
-    """Each run's k predicting every other run: the correction's only test."""
+def cross_calibration(runs: pd.DataFrame, factors: dict, *, tested: bool = False) -> pd.DataFrame:
+    """Each run's k predicting every other run: the correction's only test.
+
+    With ``tested``, each error is tested against the two runs' scatter (``test``, ``beyond``):
+    the predicted run's share has its replicates' standard error, and the calibrating run's
+    carries into the prediction through k (the prediction moved by one standard error of the
+    calibrating share). The level is 5 % over the number of predictions (Bonferroni). Runs
+    with one measurement, and runs whose share sits at 0 or 100 % (a bound, not a scatter),
+    are not tested: ``test`` is empty.
+    """
+    from mqperf.models.differences import against
+
     rows = []
+    sd = aggregate.sd_column("sufficient_pct")
+    by_label = runs.set_index("label")
     for base, k in factors.items():
         for other in runs.itertuples():
             if other.label == base:
                 continue
             pred = mmc_share_pct(other.gp_cpus, other.busy_cpus, k)
             rows.append({"calibrated_on": base, "k": k, "predicting": other.label, "rmf_pct": other.sufficient_pct,
-                         "predicted_pct": pred, "error_pts": pred - other.sufficient_pct})
-    return pd.DataFrame(rows)
+                         "predicted_pct": pred, "error_pts": pred - other.sufficient_pct, "test": "", "beyond": False})
+    out = pd.DataFrame(rows)
+    if not tested or out.empty or sd not in runs or aggregate.COUNT not in runs:
+        return out
+    for i, row in out.iterrows():
+        b, o = by_label.loc[row["calibrated_on"]], by_label.loc[row["predicting"]]
+        nb, no = int(b[aggregate.COUNT]), int(o[aggregate.COUNT])
+        if nb < 2 or no < 2 or not (np.isfinite(b[sd]) and np.isfinite(o[sd])):
+            continue
+        if not 0 < o["sufficient_pct"] < 100:  # a share at RMF's bound has no scatter to test against
+            continue
+        se_b, se_o = float(b[sd]) / math.sqrt(nb), float(o[sd]) / math.sqrt(no)
+        step = se_b if b["sufficient_pct"] + se_b < 100 else -se_b
+        try:
+            k2 = calibrate_load_factor(b["gp_cpus"], b["busy_cpus"], b["sufficient_pct"] + step)
+        except ModelError:
+            continue
+        carried = mmc_share_pct(o["gp_cpus"], o["busy_cpus"], k2) - row["predicted_pct"]
+        verdict = against(row["predicted_pct"], row["rmf_pct"], math.hypot(carried, se_o), min(nb, no) - 1,
+                          alpha=0.05 / len(out), what="the error")
+        out.loc[i, "test"] = verdict.test
+        out.loc[i, "beyond"] = bool(verdict.holds)
+    return out
 
 
-def cpus_for_share(target_pct: float, busy_cpus: float, *, load_factor: float = 1.0, max_cpus: int = 64):
+#: The most CPUs a planning answer searches (a z/OS LPAR has far fewer; an answer beyond says so).
+PLAN_LIMIT = 1024
+
+
+def cpus_for_share(target_pct: float, busy_cpus: float, *, load_factor: float = 1.0, max_cpus: int = PLAN_LIMIT):
     """Fewest CPUs whose M/M/c share (at load k·A) reaches ``target_pct``; None beyond max_cpus."""
     for c in range(max(1, math.floor(busy_cpus * load_factor) + 1), max_cpus + 1):
         if mmc_share_pct(c, busy_cpus, load_factor) >= target_pct:
@@ -269,3 +335,124 @@ def relation_share_pct(relation: FitResult, busy_cpus: float, cpus) -> np.ndarra
     """The relation's share at ``cpus`` CPUs carrying ``busy_cpus`` of work, clipped to 0–100 %."""
     cpus = np.asarray(cpus, dtype=float)
     return np.clip(relation.predict(100 * busy_cpus / cpus), 0, 100)
+
+
+# -- the models the plan weighs ---------------------------------------------------------------
+
+def load_factor_all(runs: pd.DataFrame) -> FitResult:
+    """One load factor k for every run: M/M/c at k·A fitted by least squares to the runs' shares.
+
+    One run gives k exactly (no residual degree of freedom); two or more give the k that
+    misses them least, with a Wald interval from the misses.
+
+    Raises
+    ------
+    ModelError
+        No run with some busy CPUs, or every share 0 or 100 % (no finite k describes them).
+    """
+    from scipy.optimize import minimize_scalar
+
+    c = runs["gp_cpus"].to_numpy(float)
+    a = runs["busy_cpus"].to_numpy(float)
+    y = runs["sufficient_pct"].to_numpy(float)
+    if not (a > 0).any():
+        raise ModelError("no run has busy CPUs, so no load factor can be fitted")
+    if ((y <= 0) | (y >= 100)).all():
+        raise ModelError("every run's share is 0 or 100 %, which no finite load factor gives")
+    if len(runs) == 1:
+        k = calibrate_load_factor(c[0], a[0], y[0])
+    else:
+        top = float(np.min(np.where(a > 0, c / np.maximum(a, 1e-12), np.inf))) * (1 - 1e-9)
+        res = minimize_scalar(lambda lk: float(np.sum((_scaled_share(np.column_stack([c, a]), math.exp(lk)) - y) ** 2)),
+                              bounds=(math.log(1e-3), math.log(top)), method="bounded", options={"xatol": 1e-10})
+        k = math.exp(res.x)
+    x = np.column_stack([c, a])
+    df = len(runs) - 1
+    cov = None
+    if df > 0:
+        jac = jacobian(lambda th: _scaled_share(x, th[0]) - y, np.array([k]))
+        cov = covariance(jac, _scaled_share(x, k) - y, df, ["k"])
+    return FitResult(
+        model="mmc_scaled_load_all", formula="sufficient_pct(c, A) = 100 * (1 - (k*A/c) * ErlangC(c, k*A))",
+        params=pd.Series([k], index=["k"], dtype=float), cov=cov, x=x, y=y, fn=_scaled_share,
+        units={"k": "1 (multiplies the busy CPUs)"},
+        notes=("least squares over every run", "x is (CPUs, busy CPUs); A = busy CPUs"))
+
+
+#: A model is set apart by AICc when it trails the best by more than this (Burnham and Anderson
+#: 2002, §2.6: within 2, substantial support; 4 to 7 behind, considerably less). Plans leave the
+#: runs, where the models part most, so a model stays in the range until it trails by more than 4.
+SET_APART = 4.0
+
+#: The plan's models, in the order tables and sentences give them.
+MODELS = ("M/M/c", "M/M/c at k·A", "line in per-CPU busy")
+
+
+def model_shares(name: str, fit, x: np.ndarray) -> np.ndarray:
+    """A model's share (%) at rows (CPUs, busy CPUs)."""
+    if name == "M/M/c":
+        return _scaled_share(x, 1.0)
+    if name == "M/M/c at k·A":
+        return _scaled_share(x, float(fit.params["k"]))
+    return np.clip(fit.predict(100 * x[:, 1] / x[:, 0]), 0, 100)
+
+
+def rank_models(runs: pd.DataFrame, fits: dict) -> pd.DataFrame:
+    """The plan's models on the runs: SSR, AICc and whether the data set each apart.
+
+    ``fits`` maps a model name to its fit (None for M/M/c, which has no parameter; missing
+    when it could not be fitted). AICc = n ln(SSR/n) + 2K + 2K(K+1)/(n − K − 1) over the runs
+    (K = parameters + 1, the noise; Burnham & Anderson 2002): it needs n > K + 1 and some miss.
+    ``accepted``: the lowest AICc and any within :data:`SET_APART` of it, plus every model the runs cannot rank
+    (the data do not set it apart); ``why`` says, for the rest, by how much they trail.
+    """
+    x = runs[["gp_cpus", "busy_cpus"]].to_numpy(float)
+    y = runs["sufficient_pct"].to_numpy(float)
+    n = len(runs)
+    rows = []
+    for name in MODELS:
+        if name not in fits:
+            continue
+        k = {"M/M/c": 0, "M/M/c at k·A": 1, "line in per-CPU busy": 2}[name]
+        big_k = k + 1
+        ssr = float(np.sum((model_shares(name, fits[name], x) - y) ** 2))
+        aicc = math.nan
+        if n > big_k + 1 and ssr > 0:
+            aicc = n * math.log(ssr / n) + 2 * big_k + 2 * big_k * (big_k + 1) / (n - big_k - 1)
+        fit_test = _lack_of_fit(runs, model_shares(name, fits[name], x), k, name)
+        rows.append({"model": name, "parameters": k, "runs": n, "ssr": ssr, "rmse_pts": math.sqrt(ssr / n),
+                     "aicc": aicc, "needs_runs": big_k + 2, "misses": bool(fit_test.holds),
+                     "fit_test": fit_test.test})
+    table = pd.DataFrame(rows)
+    ranked = table["aicc"].notna()
+    best = table.loc[ranked, "aicc"].min() if ranked.any() else math.nan
+    table["delta"] = table["aicc"] - best
+    # Two or more ranked models are needed for a ranking to set any apart.
+    can_rank = ranked.sum() >= 2
+    table["accepted"] = (~ranked | ~can_rank | (table["delta"] <= SET_APART)) & ~table["misses"]
+    if not table["accepted"].any():  # every model misses the runs: none is set apart from the others
+        table["accepted"] = True
+    return table
+
+
+def _lack_of_fit(runs: pd.DataFrame, predicted: np.ndarray, k: int, name: str):
+    """The model's lack of fit against the runs' replicates (F-test), or why there is none."""
+    from mqperf.models.differences import lack_of_fit
+
+    sd = aggregate.sd_column("sufficient_pct")
+    count = runs[aggregate.COUNT].to_numpy(float) if aggregate.COUNT in runs else np.ones(len(runs))
+    spread = runs[sd].fillna(0.0).to_numpy(float) if sd in runs else np.zeros(len(runs))
+    df_pure = int(np.sum(count - 1))
+    ss_pure = float(np.sum((count - 1) * spread**2))
+    ss_lack = float(np.sum(count * (runs["sufficient_pct"].to_numpy(float) - predicted) ** 2))
+    return lack_of_fit(ss_lack, len(runs) - k, ss_pure, df_pure, what=name)
+
+
+def plan_cpus(name: str, fit, busy_cpus: float, target_pct: float) -> float:
+    """The fewest CPUs the model says reach ``target_pct`` with ``busy_cpus`` of work (NaN: none up
+    to :data:`PLAN_LIMIT`, or the line gives no busy limit)."""
+    if name == "line in per-CPU busy":
+        return cpus_from_relation(busy_cpus, busy_limit_pct(fit, target_pct))
+    k = 1.0 if name == "M/M/c" else float(fit.params["k"])
+    need = cpus_for_share(target_pct, busy_cpus, load_factor=k)
+    return float(need) if need is not None else math.nan

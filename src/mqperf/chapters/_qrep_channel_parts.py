@@ -122,6 +122,22 @@ def scenario_caption(sc: pd.DataFrame) -> str:
     return text
 
 
+def measured_batches(ev: pd.DataFrame) -> dict:
+    """Per series with measured rates, the largest batch (messages) measured."""
+    if MEASURED not in ev or ev[MEASURED].isna().all():
+        return {}
+    return ev[ev[MEASURED].notna()].groupby("series")["mpb"].max().to_dict()
+
+
+def b90_beyond(ev: pd.DataFrame) -> list[str]:
+    """The scenarios whose "BATCHSZ for 90 %" lies past the largest batch measured on their channel."""
+    top = measured_batches(ev)
+    return [f"{row['series']}: BATCHSZ {num(row['b90'])} for 90 %, past the largest measured batch "
+            f"({num(top[row['series']])} messages)" for _, row in ev.iterrows()
+            if row["series"] in top and row["b90"] > top[row["series"]] and row["b90"] > row["mpb"]
+            and row["share_pct"] < 90]
+
+
 def scenario_reading(ev: pd.DataFrame, bullets: int) -> list[str]:
     """Per scenario (up to ``bullets``): its rate, what bounds it and by how much."""
     if len(ev) > bullets:
@@ -131,7 +147,8 @@ def scenario_reading(ev: pd.DataFrame, bullets: int) -> list[str]:
                 f"{prose.pct(worst['share_pct'])}, is in {prose.quoted(worst['series'])} at "
                 f"{_messages(worst['mpb'])} per batch: {_limit_phrase(worst)}."
                 if len(by) else ""]
-    return [prose.bullets(_scenario_sentence(row) for _, row in ev.iterrows())]
+    top = measured_batches(ev)
+    return [prose.bullets(_scenario_sentence(row, top.get(row["series"])) for _, row in ev.iterrows())]
 
 
 def _messages(n) -> str:
@@ -146,7 +163,7 @@ def _limit_phrase(row) -> str:
     return f"sending is held by the {row['sending_limit']}"
 
 
-def _scenario_sentence(row) -> str:
+def _scenario_sentence(row, measured_top=None) -> str:
     name = prose.quoted(row["series"])
     window, link = row["window_mb_s"], row["link_mb_s"]
     if row["sending_limit"] == "window":
@@ -161,8 +178,10 @@ def _scenario_sentence(row) -> str:
                f"reaches {prose.pct(row['share_pct'])} of that bound")
     if row["main_limit"] == "batch confirmations":
         waiting += ": the confirmations, not the bandwidth, limit it most"
-    more = (f"; BATCHSZ {num(row['b90'])} would reach 90 %" if row["b90"] > row["mpb"] and row["share_pct"] < 90
-            else "")
+    past = measured_top is not None and row["b90"] > measured_top
+    more = (f"; BATCHSZ {num(row['b90'])} would reach 90 %" + (" (extrapolated: past the largest batch measured)"
+                                                                if past else "")
+            if row["b90"] > row["mpb"] and row["share_pct"] < 90 else "")
     return f"{name}: {num(row['modelled_mb_s'], unit='MB/s')}. {sending[0].upper() + sending[1:]}; {ends}{waiting}{more}."
 
 
@@ -293,23 +312,48 @@ def _whole(x):
     return int(x) if float(x).is_integer() else x
 
 
-def plan_reading(plan: dict) -> list[str]:
+def plan_coverage(plan: dict, ev: pd.DataFrame) -> str:
+    """Why the plan's answers leave the measured data ("" when a measured channel covers them).
+
+    The plan is for one channel at the planning parameters; a measured channel covers it when it
+    has those settings (round trip, window, message size, link, commit), its rates reach the
+    target and its measured batch sizes span the batch the plan names.
+    """
+    if MEASURED not in ev or ev[MEASURED].isna().all():
+        return "no measured rate checks it"
+    same = ev[ev[MEASURED].notna() & np.isclose(ev["rtt_ms"], plan["rtt_ms"])
+              & np.isclose(ev["tcp_window_bytes"], plan["window"]) & np.isclose(ev["message_bytes"], plan["message_bytes"])
+              & np.isclose(ev["link_mb_s"], plan["link_mb_s"]) & np.isclose(ev["commit_ms"], plan["commit_ms"])]
+    if same.empty:
+        return "no measured channel has the planning settings"
+    if same[MEASURED].max() < plan["target_mb_s"]:
+        return "the target is above every rate measured at these settings"
+    b = plan["batch_needed"]
+    if b is not None and not same["mpb"].min() <= b <= same["mpb"].max():
+        return f"BATCHSZ {num(b)} lies outside the batches measured at these settings"
+    return ""
+
+
+def plan_reading(plan: dict, beyond: str = "", reader: bool = False) -> list[str]:
     target, eff, model = plan["target_mb_s"], plan["effective_mb_s"], plan["modelled_mb_s"]
     t = num(target, unit="MB/s")
-    first = (f"One channel at these settings carries {num(model, unit='MB/s')} of the {num(eff, unit='MB/s')} its "
-             f"{plan['sending_limit']} allows; the target of {t} needs a window of {num(plan['window_needed'])} bytes "
-             f"at a {num(plan['rtt_ms'], unit='ms')} round trip")
+    label = f" (extrapolated: {beyond})" if beyond else ""
+    whose = (" (parameters, not read from your file: `-p` sets them)" if reader else "")
+    first = (f"One channel at the planning parameters{whose} carries {num(model, unit='MB/s')} of the "
+             f"{num(eff, unit='MB/s')} its {plan['sending_limit']} allows; the target of {t} needs a window of "
+             f"{num(plan['window_needed'])} bytes at a {num(plan['rtt_ms'], unit='ms')} round trip{label}")
     first += (", which the planning window covers." if plan["window_needed"] <= plan["window"]
               else f", more than the planning window of {num(plan['window'], 6)} bytes.")
     if target > plan["link_mb_s"]:
         return [first, f"The link's {num(plan['link_mb_s'], unit='MB/s')} is below the target: no window, batch "
                        "or number of channels reaches it over this link."]
     if model >= target:
-        second = f"The target is met by one channel (BATCHSZ {num(plan['batch_needed'])} would already reach it)."
+        second = (f"The target is met by one channel (BATCHSZ {num(plan['batch_needed'])} would already reach it"
+                  + (f"; extrapolated: {beyond}" if beyond else "") + ").")
     elif plan["batch_needed"] is None:
         second = (f"No batch size reaches it on one channel, since the {plan['sending_limit']} bound itself is "
                   f"below it: {prose.count(plan['channels'], 'channel')} at these settings carry it in parallel"
-                  + (", or a larger window on one." if plan["sending_limit"] == "window" else "."))
+                  + (", or a larger window on one" if plan["sending_limit"] == "window" else "") + label + ".")
     else:
         b, lim = plan["batch_needed"], plan["batchlim_needed_kb"]
         limits = []
@@ -320,7 +364,7 @@ def plan_reading(plan: dict) -> list[str]:
         batch = (f"a batch of {num(b, 4)} messages (BATCHLIM {num(lim, 6)} KB to hold it) would reach it on one "
                  "channel" + (", " + " and ".join(limits) if limits else ""))
         second = (f"It is not met at BATCHSZ {num(plan['batch_size'], 4)}: {batch}; or "
-                  f"{prose.count(plan['channels'], 'channel')} at these settings carry it in parallel.")
+                  f"{prose.count(plan['channels'], 'channel')} at these settings carry it in parallel{label}.")
     return [first, second]
 
 

@@ -282,6 +282,25 @@ def summary_reading(result: dict, qsg: str | None) -> str:
     return first + f" The article's table ({rows}) says {table.levels}: " + "; ".join(parts) + "."
 
 
+def whose_names(frame: pd.DataFrame, ssid: str, qsg: str | None, p: dict) -> str | None:
+    """On a reader's profiles: when the queue manager and group the verdict is for are the
+    parameters' defaults (the book's example names) and the profiles never name them, say so."""
+    from mqperf import parameters
+
+    defaults = parameters.defaults("racf_profiles")
+    at_default = str(p["ssid"]).strip().upper() == str(defaults["ssid"]).upper() and \
+        str(p["qsg"]).strip().upper() == str(defaults["qsg"]).upper()
+    first = set(frame["profile"].astype(str).str.upper().str.split(".").str[0])
+    if not at_default or ssid in first or (qsg and qsg in first):
+        return None
+    named = sorted(q for q in first if q and not any(c in q for c in "*%"))
+    return (f"This verdict is for queue manager {prose.quoted(ssid)}"
+            + (f" in queue sharing group {prose.quoted(qsg)}" if qsg else "")
+            + ", the parameters' defaults (the book's example names), which your profiles never name"
+            + (f"; they name {prose.listing(prose.quoted(q) for q in named[:6])}" if named else "")
+            + ". Set `-p ssid` and `-p qsg` to your queue manager's.")
+
+
 def reasons_table(result: dict) -> pd.DataFrame:
     reasons = list(result["checks"].reasons)
     return pd.DataFrame({"step": range(1, len(reasons) + 1), "why": reasons})
@@ -298,7 +317,7 @@ def queue_table(profiles: racf.Profiles, result: dict, ssid: str, qsg: str | Non
             if prefix is None:
                 at[level] = None
                 continue
-            name = f"{prefix}.{queue}"
+            name = f"{prefix}.{rec.get('checked_as', queue)}"
             at[level] = len(profiles.queue_index.generic_covering(name)) + (name in profiles.queue_index)
         lookups = 0
         if checks.security:
@@ -306,10 +325,14 @@ def queue_table(profiles: racf.Profiles, result: dict, ssid: str, qsg: str | Non
                 lookups += 1
             if checks.qsg_level and qsg and rec["level"] != "ssid":
                 lookups += 1
-        rows.append({"queue": queue, "profiles covering ssid.queue": at["ssid"],
+        rows.append({"queue": queue, "checked as": rec.get("checked_as", queue),
+                     "profiles covering ssid.queue": at["ssid"],
                      "profiles covering qsg.queue": at["qsg"], "lookups per open": lookups,
                      "profile used": rec["profile_used"] or "none", "level": rec["level"]})
-    return pd.DataFrame(rows) if rows else None
+    if not rows:
+        return None
+    out = pd.DataFrame(rows)
+    return out.drop(columns="checked as") if (out["checked as"] == out["queue"]).all() else out
 
 
 def queue_reading(lookups: pd.DataFrame | None, result: dict) -> str | None:
@@ -335,7 +358,9 @@ def queue_reading(lookups: pd.DataFrame | None, result: dict) -> str | None:
         extra = (", after the queue-manager lookup found none: two lookups per open" if rec["lookups per open"] == 2
                  else "")
         level = {"ssid": "queue-manager", "qsg": "queue-sharing-group"}[rec["level"]]
-        out.append(f"{name} is checked against {_code(rec['profile used'])} at {level} level, {among}{extra}.")
+        upper = (f" (as {_code(rec['checked as'])}: the MQQUEUE class holds upper-case profiles)"
+                 if rec.get("checked as", rec["queue"]) != rec["queue"] else "")
+        out.append(f"{name}{upper} is checked against {_code(rec['profile used'])} at {level} level, {among}{extra}.")
     return prose.bullets(out)
 
 

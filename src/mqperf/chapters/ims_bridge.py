@@ -14,8 +14,9 @@ PARAMETERS = {
                           "cf_processors], or a book dataset", contract="ims_bridge"),
     "tuning": DataFile(help='the tuning steps with settings before and after; "" to skip',
                        contract="ims_bridge_tuning", files=False, optional=True),
-    "target_tps": Number(help="planning: the transaction rate to plan for", unit="tx/s", minimum=0,
-                         exclusive_minimum=True, maximum=1e8),
+    "target_tps": Number(help="planning: the transaction rate to plan for; none plans for 1.25 times the "
+                              "largest measured rate", unit="tx/s", minimum=0, exclusive_minimum=True, maximum=1e8,
+                         optional=True),
     "cf_max_util": Number(help="planning: the busiest you let the CF run (the article calls 75 % too high)",
                           minimum=0.01, maximum=1),
     # A z/OS LPAR has at most a few hundred processors.
@@ -24,6 +25,11 @@ PARAMETERS = {
 }
 
 CHAPTER = "ims_bridge"
+# The book's 30,000 tx/s is a target for the article's system: on a reader's data the plan asks
+# for 25 % more than their own largest rate unless -p target_tps sets one.
+READER_DEFAULTS = {"target_tps": None}
+#: With no target given, the plan asks for this multiple of the largest measured rate.
+HEADROOM = 1.25
 
 
 def analyse(p: dict):
@@ -42,7 +48,10 @@ def analyse(p: dict):
     r = Results(book_data=src.book_data, source=src.name)
     pts = f.points(views.open(p["data"], CHAPTER))
     r.points = pts
-    target, n_max, most = float(p["target_tps"]), int(p["max_cpus"]), float(p["cf_max_util"])
+    n_max, most = int(p["max_cpus"]), float(p["cf_max_util"])
+    given_target = p.get("target_tps") is not None
+    target = float(p["target_tps"]) if given_target else HEADROOM * float(pts["rate_tps"].max())
+    r.answers = "CPUs for the target rate, the modelled limits and peaks, and CF processors for the target"
 
     about.system(r, pts)
     tuning = views.open(p["tuning"], CHAPTER, "tuning") if p.get("tuning") else None
@@ -60,6 +69,7 @@ def analyse(p: dict):
     res = f.results(fits)
     if not res:
         raise ModelError(f"{src.name}: no series has 2 distinct CPU counts, so no model can be fitted (column cpus)")
+    r.fit_results = {f"{s}, {f.MODELS[m]}": v for (s, m), v in res.items()}
     table = f.fits_table(fits)
     r.table("fits", _fits_shown(table), caption="Rate against CPUs: what the points identify", digits=4)
     r.text("identification", prose.identification({f"{s}, {f.MODELS[m]}": v for (s, m), v in res.items()}),
@@ -71,7 +81,9 @@ def analyse(p: dict):
         if model == "usl":
             top = float(pts.loc[pts["series"] == series, "cpus"].max())
             usl_read += prose.usl_reading(series, v, measured_max_n=top, unit="tx/s")
-    r.text("usl_reading", " ".join(usl_read) or None, _disagreement(table))
+    ranking = f.rank(fits, pts)
+    tops = {s: float(pts.loc[pts["series"] == s, "cpus"].max()) for s, _ in res}
+    r.text("usl_reading", " ".join(usl_read) or None, _disagreement(r, table, res, tops))
     top_n = float(pts.loc[pts["series"].isin({s for s, _ in res}), "cpus"].max())
     curve = f.curves(fits, n_max=max(12.0, top_n * 1.4))
     measured = pts[pts["series"].isin({s for s, _ in res})]
@@ -96,10 +108,14 @@ def analyse(p: dict):
             missing="No series has three distinct CPU counts, so no point can be left out and predicted")
     r.text("validation", _validation(hold, loo))
 
-    plan = f.cpus_for_rate(fits, target, n_max)
-    r.table("plan", plan.rename(columns=plan_columns(target, n_max)), digits=4,
-            caption=f"CPUs each fit says reach {prose.num(target, 6)} tx/s, within {n_max:,}")
-    r.text("plan_reading", _plan_reading(plan, pts, target, n_max))
+    plan = f.cpus_for_rate(fits, target, n_max, ranking, tops)
+    shown = plan.assign(extrapolated=plan["extrapolated"].map({True: "yes", False: "no"})).drop(columns="accepted")
+    r.table("plan", shown.rename(columns=plan_columns(target, n_max)), digits=4,
+            caption=f"CPUs each fit says reach {prose.num(target, 6)} tx/s ("
+                    + ("" if given_target else f"no target was given: {HEADROOM:g} × the largest measured rate, "
+                                               f"{prose.num(float(pts['rate_tps'].max()), 6)} tx/s; ")
+                    + "– where a fit never reaches it); the plan uses the fits the data do not reject (column: the data)")
+    r.text("plan_reading", _plan_reading(r, plan, ranking, pts, target, n_max, given_target))
     about.plan(r)
 
     from mqperf.chapters import _ims_bridge_whatif as cf_whatif
@@ -126,7 +142,7 @@ def analyse(p: dict):
         sweep = f.cf_headroom(cf, grid, processors=range(cf["processors"], cf["processors"] + 4),
                               max_utilisation=most)
         r.chart("cf_chart", _headroom_chart(sweep))
-        r.text("cf_reading", _cf_reading(cf, head, target, most, need))
+        r.text("cf_reading", _cf_reading(r, cf, head, target, most, need))
         cf_whatif.add(r, cf, sweep, target, need)
     about.cf(r)
 
@@ -157,8 +173,10 @@ CF_COLUMNS = {"rate_tps": "rate (tx/s)", "cf_processors": "CF processors", "busy
 
 
 def plan_columns(target, n_max):
-    return {"series": "series", "model": "model", "cpus": f"CPUs for the target (within {n_max:,})",
-            "limit": "model's limit or peak (tx/s)", "reachable": "reachable"}
+    return {"series": "series", "model": "model", "cpus": "CPUs for the target",
+            "limit": "model's limit or peak (tx/s)", "reachable": "reachable",
+            "within": f"within max_cpus ({n_max:,})", "verdict": "the data",
+            "extrapolated": "extrapolated", "accepted": "accepted"}
 
 
 def _rates_shown(pts):
@@ -247,10 +265,16 @@ def _unfitted_sentence(missing: dict) -> str | None:
             "fitted to " + ("it" if len(missing) == 1 else "them") + ": they are shown as measured.")
 
 
-def _disagreement(table) -> str | None:
-    """Where the fits of one series agree (the points) and where they part (beyond them)."""
+def _disagreement(r, table, res, tops) -> str | None:
+    """Where the fits of one series agree (the points) and where they part (beyond them).
+
+    A limit or peak is a number only when its parameters identify it (λ/σ needs σ's interval
+    clear of 0 by less than a factor 10 end to end), and beyond the measured CPUs it is
+    labelled an extrapolation and recorded.
+    """
     import math
 
+    from mqperf.models import evidence
     from mqperf.present import prose
 
     out = []
@@ -259,18 +283,34 @@ def _disagreement(table) -> str | None:
             continue
         worst = g["rmse"].max()
         parts = []
+        past = False
         for row in g.itertuples():
+            fit = res[(series, {"Amdahl's law": "amdahl", "bottleneck model": "bottleneck", "USL": "usl"}[row.model])]
             if row.model == "bottleneck model":
                 parts.append(f"the bottleneck model stops at {prose.num(row.limit)} tx/s")
+                past |= math.isfinite(row.at_cpus) and row.at_cpus > tops[series]
             elif row.model == "Amdahl's law":
-                parts.append("Amdahl's law keeps rising" + (f" towards {prose.num(row.limit)} tx/s"
-                                                             if math.isfinite(row.limit) else " without limit"))
+                ci = fit.conf_int().loc["sigma"] if fit.df_resid > 0 else None
+                known = ci is not None and bool(evidence.identified(float(ci["lower"]), float(ci["upper"])))
+                if not math.isfinite(row.limit):
+                    parts.append("Amdahl's law keeps rising without limit")
+                elif known:
+                    parts.append(f"Amdahl's law keeps rising towards {prose.num(row.limit)} tx/s")
+                    past = True
+                else:
+                    parts.append("Amdahl's law keeps rising, towards a limit λ/σ the data cannot tell (σ's 95 % "
+                                 "interval reaches 0 or spans more than a factor 10)")
             elif math.isfinite(row.at_cpus):
-                parts.append(f"the USL peaks near {prose.num(row.limit)} tx/s at {prose.num(row.at_cpus)} CPUs")
+                parts.append(f"the USL's modelled peak is {prose.num(row.limit)} tx/s at {prose.num(row.at_cpus)} CPUs")
+                past |= row.at_cpus > tops[series]
             else:
                 parts.append("the USL has no peak")
-        out.append(f"In {prose.quoted(series)} the fits pass within {prose.num(worst)} tx/s (RMSE) of the points, "
-                   f"and disagree about what comes next: {prose.listing(parts)}.")
+        text = (f"In {prose.quoted(series)} the fits pass within {prose.num(worst)} tx/s (RMSE) of the points, "
+                f"and disagree about what comes next: {prose.listing(parts)}")
+        if past:
+            r.extrapolated(f"{series}: the modelled limits and peaks past the measured {prose.num(tops[series])} CPUs")
+            text += f" (extrapolated: past the {prose.num(tops[series])} CPUs measured)"
+        out.append(text + ".")
     return " ".join(out) or None
 
 
@@ -292,30 +332,65 @@ def _validation(hold, loo) -> str | None:
     return " ".join(out) or None
 
 
-def _plan_reading(plan, pts, target, n_max) -> str:
+def _plan_reading(r, plan, ranking, pts, target, n_max, given_target) -> str:
+    """Per series, the plan from the fits the data accept: one answer when the ranking prefers
+    one fit, else the range of the fits it cannot set apart, said as what the data cannot decide."""
+    import math
+
     from mqperf.present import prose
 
     out = []
+    if not given_target:
+        out.append(f"No target was given (`-p target_tps`), so the plan asks for {HEADROOM:g} times the largest "
+                   f"measured rate: {prose.num(target, 6)} tx/s.")
     for series, g in plan.groupby("series", sort=False):
         top = int(pts.loc[pts["series"] == series, "cpus"].max())
-        yes = g[g["reachable"]]
-        if yes.empty:
-            out.append(f"For {prose.quoted(series)} no fit reaches {prose.num(target, 6)} tx/s within {n_max:,} CPUs.")
-            continue
-        said = [f"{_the(row.model)} says {int(row.cpus):,} CPUs" for row in yes.itertuples()]
-        no = g[~g["reachable"]]
-        text = f"For {prose.quoted(series)} {prose.listing(said)}"
-        if len(no):
-            text += f"; {prose.listing(_the(m) for m in no['model'])} {'does' if len(no) == 1 else 'do'} not reach it"
-        text += "."
-        beyond = [int(c) for c in yes["cpus"] if c > top]
+        rk = ranking[ranking["series"] == series]
+        ok = g[g["accepted"]]
+        head = f"For {prose.quoted(series)}"
+        if (rk["verdict"] == "preferred").any():
+            best = rk[rk["verdict"] == "preferred"].iloc[0]
+            trail = rk[~rk["accepted"]]
+            head += (f", by AICc over its {prose.count(int(best['points']), 'point')} the data prefer "
+                     f"{_the(best['model'])}" + (" (" + prose.listing(
+                         f"{_the(m)} {'misses the replicates' if miss else 'trails by ' + prose.num(d)}"
+                         for m, miss, d in zip(trail["model"], trail["misses"], trail["delta"])) + ")"
+                                              if len(trail) else "") + ":")
+        else:
+            unranked = rk[rk["aicc"].isna()]
+            why = []
+            if len(unranked):
+                needs = sorted(set(int(v) for v in unranked["needs"]))
+                why.append(f"{prose.count(int(rk['points'].max()), 'point')} rank "
+                           + ("none of them" if len(unranked) == len(rk) else prose.listing(
+                               _the(m) for m in unranked["model"]))
+                           + f", as AICc needs at least {prose.listing(prose.num(v) for v in needs)}")
+            rejected = rk[~rk["accepted"]]
+            if len(rejected):
+                why.append(prose.listing(f"{_the(m)} {'misses the replicates' if miss else 'trails by ' + prose.num(d)}"
+                                         for m, miss, d in zip(rejected["model"], rejected["misses"], rejected["delta"])))
+            head += (f" the data cannot decide between {prose.listing(_the(m) for m in ok['model'])}"
+                     + (f" ({'; '.join(why)})" if why else "") + ":" if len(ok) > 1 else
+                     f" {'; '.join(why)}, which leaves {_the(ok['model'].iloc[0])}:")
+        said = []
+        for row in ok.itertuples():
+            if row.reachable:
+                said.append(f"{_the(row.model)} says {prose.extrapolated(f'{int(row.cpus):,} CPUs', row.extrapolated)}"
+                            + ("" if row.within else f", more than the {n_max:,} the plan allows (max_cpus)"))
+            else:
+                said.append(f"{_the(row.model)} never reaches {prose.num(target, 6)} tx/s"
+                            + (f" (its limit, {prose.num(row.limit)} tx/s, is below it)"
+                               if math.isfinite(row.limit) and row.limit < target else ""))
+        text = head + " " + "; ".join(said) + "."
+        beyond = [int(c) for c, e in zip(ok["cpus"], ok["extrapolated"]) if e]
         if beyond:
-            text += " " + prose.extrapolation(max(beyond), top, "The answer") + " The fits disagree most there."
+            r.extrapolated(f"{series}: {prose.listing(f'{c:,}' for c in beyond)} CPUs for {prose.num(target, 6)} tx/s, "
+                           f"past the {top:,} CPUs measured")
         out.append(text)
     return " ".join(out)
 
 
-def _cf_reading(cf, head, target, most, need) -> str:
+def _cf_reading(r, cf, head, target, most, need) -> str:
     from mqperf.present import prose
 
     at = head[(head["rate_tps"] == cf["rate_tps"]) & (head["cf_processors"] == cf["processors"])].iloc[0]
@@ -329,9 +404,13 @@ def _cf_reading(cf, head, target, most, need) -> str:
                  f"busy and {prose.num(first['p_wait_pct'])} % of requests would wait.")
     now = head[(head["rate_tps"] == target) & (head["cf_processors"] == cf["processors"])].iloc[0]
     if target != cf["rate_tps"]:
+        past = target > cf["rate_tps"]
         state = ("would be overloaded" if not now["stable"] else f"would be {prose.num(now['busy_pct'])} % busy")
         text += f" At {prose.num(target, 6)} tx/s, {cf['processors']:,} processors {state}"
-        text += f", and staying at or below {prose.num(most * 100)} % busy needs {need:,}."
+        text += f", and staying at or below {prose.num(most * 100)} % busy needs {prose.extrapolated(f'{need:,}', past)}."
+        if past:
+            r.extrapolated(f"{need:,} CF processors for {prose.num(target, 6)} tx/s, past the measured "
+                           f"{prose.num(cf['rate_tps'], 6)} tx/s")
     else:
         text += f" Staying at or below {prose.num(most * 100)} % busy needs {need:,} processors."
     return text + (" This rests on one measured point: the CF cost per transaction cannot be checked against a "

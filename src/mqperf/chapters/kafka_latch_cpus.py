@@ -18,7 +18,7 @@ PARAMETERS = {
     "plan_busy_cpus": Number(help="planning: or CPUs' worth of work to carry directly (busy % x CPUs / 100); "
                                   "none to skip", unit="CPUs", minimum=0, maximum=1024, optional=True),
     # Erlang C is evaluated for every CPU count up to this, per planned load and chart series.
-    "max_cpus": Integer(help="the largest CPU count the charts and the planning table consider", unit="CPUs",
+    "max_cpus": Integer(help="the largest CPU count the charts show (the plan searches up to 1,024)", unit="CPUs",
                         minimum=1, maximum=256),
     "cards_dir": Internal(help="where model cards go; mqperf run sets it to DIR/models"),
 }
@@ -27,6 +27,8 @@ PARAMETERS = {
 READER_DEFAULTS = {"target_rate_msg_s": 0}
 
 CHAPTER = "kafka_latch_cpus"
+#: Runs calibrated and cross-predicted (each pair is a prediction).
+CROSS = 12
 
 
 def analyse(p: dict):
@@ -208,19 +210,29 @@ def _growth_sentences(g) -> list[str]:
             out.append(f"{name}: the total wait grew {prose.pct(row.total_pct)}; N(N−1) is zero at one task, so "
                        "there is no pairwise growth to compare with.")
             continue
+        found = _growth_verdict(row)
         if row.normalised:
             s = (f"{name}: the wait per message grew {prose.pct(row.per_msg_pct)} (total {prose.pct(row.total_pct)}, "
                  f"throughput {prose.pct(row.x_change_pct)}), against {prose.pct(row.coherency_pct)} for N(N−1): "
-                 f"{row.verdict}.")
+                 f"{found}.")
         else:
             s = (f"{name}: the total wait grew {prose.pct(row.total_pct)}, against {prose.pct(row.coherency_pct)} "
-                 f"for N(N−1); with no rate for both runs this is {row.verdict} only if throughput did not change. "
+                 f"for N(N−1) (with no rate for both runs, as if throughput did not change); {found}. "
                  f"Total waits grow like N(N−1)·X, so the growth matches N(N−1) exactly if throughput "
                  f"{_change(row.x_change_for_pairwise_pct)}.")
         out.append(s)
     if len(out) > 8:  # a long file: the table has every row, the text the first few and a count
         out = out[:6] + [f"… and {prose.count(len(out) - 6, 'more pair')} of task counts in the table."]
     return [prose.bullets(out)]
+
+
+def _growth_verdict(row) -> str:
+    """The growth against N(N−1), with the test that decided it (or why there is none)."""
+    if row.verdict.startswith("untested"):
+        return "with one measurement per task count there is no scatter to test this difference against"
+    if row.verdict.startswith("within"):
+        return f"the data cannot tell this growth from N(N−1)'s ({row.test})"
+    return f"{row.verdict} ({row.test})"
 
 
 def _published_growth(g) -> str:
@@ -317,9 +329,10 @@ def _cpus(r, p: dict, source) -> None:
         measured, curves, x="x", y="y", x_title="CPUs (servers)", y_title="time with sufficient CPUs (%)",
         title="Time with sufficient CPUs: M/M/c (lines) against RMF (points)"))
 
-    # The load-factor correction: one k per run, each tested on the others.
+    # The load-factor correction: one k per run, each tested on the others (the first CROSS runs:
+    # every pair is a prediction, so a file of thousands of runs would give millions of them).
     factors, refused = {}, []
-    for _, run in runs.iterrows():
+    for _, run in runs.head(CROSS).iterrows():
         try:
             res = calc.load_factor_fit(run)
         except ModelError:
@@ -329,11 +342,14 @@ def _cpus(r, p: dict, source) -> None:
         r.fit_results[f"load factor from {run['label']}"] = res
         r.card(card_name(CHAPTER, f"load factor from {run['label']}"),
                res.to_card(name=f"{CHAPTER}: M/M/c load factor from {run['label']}", dataset=source.name), res)
-    cross = calc.cross_calibration(runs, factors)
-    r.table("cross", cross.rename(columns={
+    cross = calc.cross_calibration(runs.head(CROSS), factors, tested=True)
+    shown = cross.drop(columns=["test", "beyond"]) if len(cross) and (cross["test"] == "").all() else cross
+    r.table("cross", shown.rename(columns={
         "calibrated_on": "calibrated on", "k": "k", "predicting": "predicting", "rmf_pct": "RMF (%)",
-        "predicted_pct": "predicted (%)", "error_pts": "error (points)"}), digits=3,
-        caption="M/M/c at k·A, k calibrated on one run, predicting the others",
+        "predicted_pct": "predicted (%)", "error_pts": "error (points)", "test": "test against the runs' scatter",
+        "beyond": "beyond the scatter"}), digits=3,
+        caption="M/M/c at k·A, k calibrated on one run, predicting the others"
+                + (f" (the first {CROSS} of the {len(runs):,} runs)" if len(runs) > CROSS else ""),
         missing=("one run only: a load factor calibrated on it has no other run to be tested on" if len(runs) < 2
                  else "no run could be calibrated (shares of 0 or 100 % have no load factor)"))
     r.text("cross_text", _cross_sentences(cross, factors, refused))
@@ -358,12 +374,50 @@ def _cross_sentences(cross, factors, refused) -> str:
                      f"k = {prose.num(worst['k'])} from {prose.quoted(worst['calibrated_on'])} predicting "
                      f"{prose.quoted(worst['predicting'])}, gives {prose.pct(worst['predicted_pct'])} against "
                      f"{prose.pct(worst['rmf_pct'])}.")
-        parts.append("One Poisson-based number does not carry from one run to another."
-                     if cross["error_pts"].abs().max() > 10 else
-                     "Within 10 points: the scaled load carries from run to run on these data.")
+        tested = cross[cross["test"] != ""]
+        if tested.empty:
+            parts.append("With one measurement per run there is no scatter to test these errors against, so the data "
+                         "cannot tell whether one load factor holds across the runs.")
+        else:
+            missed = tested[tested["beyond"]]
+            row = (missed if len(missed) else tested).iloc[0]
+            if len(missed):
+                parts.append(f"One load factor does not carry from one run to another: k from "
+                             f"{prose.quoted(row['calibrated_on'])} misses {prose.quoted(row['predicting'])} by more "
+                             f"than the runs' scatter ({row['test']}; each of the {prose.count(len(tested), 'prediction')} "
+                             "tested at 5 % over their number).")
+            else:
+                parts.append("Every error is within the runs' scatter, so one load factor may hold across these runs "
+                             f"(the largest: {row['test']}).")
     if refused:
         parts.append(f"{prose.listing(prose.quoted(x) for x in refused)}: a share of 0 or 100 % has no load factor.")
     return prose.paragraph(*parts)
+
+
+def _moved(name: str, a, b, column: str, unit: str, *, sd: str | None = None, scale=(1.0, 1.0)):
+    """How a run quantity moved from run ``a`` to run ``b``, and whether a Welch t-test decided it.
+
+    ``sd`` names the column whose scatter (times ``scale``) tests it; returns (words, tested)."""
+    import pandas as pd
+
+    from mqperf.data import aggregate
+    from mqperf.models.differences import welch
+    from mqperf.present import prose
+
+    x, y = float(a[column]), float(b[column])
+    col = aggregate.sd_column(sd or column)
+    na, nb = int(a.get(aggregate.COUNT, 1) or 1), int(b.get(aggregate.COUNT, 1) or 1)
+    sa = float(a[col]) * scale[0] if col in a and pd.notna(a[col]) else None
+    sb = float(b[col]) * scale[1] if col in b and pd.notna(b[col]) else None
+    test = welch(x, sa, na, y, sb, nb, what=f"the change in {name.removeprefix('the ')}")
+    unit = f" {unit}" if unit else ""
+    tested = "one measurement" not in test.test
+    if tested and test.holds and x:
+        return f"{name} {_change((y - x) / x * 100)} ({test.test})", True
+    if tested:
+        return (f"{name} went from {prose.num(x)} to {prose.num(y)}{unit}, a change within the runs' scatter "
+                f"({test.test})"), True
+    return f"{name} went from {prose.num(x)} to {prose.num(y)}{unit}", False
 
 
 def _change(pct: float) -> str:
@@ -396,14 +450,19 @@ def _more_cpus(r, runs, mmc) -> None:
     table = pd.DataFrame(rows)
     table = table[table[["fewest CPUs", "most CPUs"]].notna().any(axis=1)]
     r.table("more_cpus", table, digits=5, caption=f"{a['label']} against {b['label']}")
-    ch = table.set_index("quantity")["change (%)"]
     parts = [f"From {prose.quoted(a['label'])} to {prose.quoted(b['label'])}:"]
-    if pd.notna(ch.get("rate (msg/s)")):
-        parts.append(f"the rate {_change(ch['rate (msg/s)'])}, the busy CPUs {_change(ch['busy CPUs'])} and the "
-                     f"CPU per message {_change(ch['CPU per message (µs)'])};")
+    moves = []
+    if pd.notna(a["rate_msg_s"]) and pd.notna(b["rate_msg_s"]):
+        moves.append(_moved("the rate", a, b, "rate_msg_s", "msg/s"))
+        moves.append(_moved("the CPU per message", a, b, "cpu_us_per_msg", "µs", sd="cpu_us_row"))
+    moves.append(_moved("the busy CPUs", a, b, "busy_cpus", "", sd="busy_pct", scale=(a["gp_cpus"] / 100,
+                                                                                      b["gp_cpus"] / 100)))
+    parts.append("; ".join(words for words, _ in moves) + ";")
     parts.append(f"RMF's time with sufficient CPUs went from {prose.pct(a['sufficient_pct'])} to "
                  f"{prose.pct(b['sufficient_pct'])}, and M/M/c's mean wait for a CPU from "
                  f"{prose.num(ma['wait_bursts'])} to {prose.num(mb['wait_bursts'])} CPU bursts.")
+    if not any(tested for _, tested in moves):
+        parts.append("With one measurement per run these differences are not tested against any scatter.")
     r.text("more_cpus_text", " ".join(parts))
     r.about("cpu_effect_about", (
         "The article adds what the latches did from 3 to 6 CPUs: \"the average latch times are 75-90% less\"; "

@@ -55,6 +55,8 @@ def analyse(p: dict):
 
     src = views.describe(p["data"], CHAPTER)
     r = Results(book_data=src.book_data, source=src.name)
+    r.answers = ("the window, BATCHSZ, BATCHLIM and channels the target needs, and each scenario's BATCHSZ for "
+                 "90 % of its bound")
     link_mb_s = p["link_gbit_s"] * 1e9 / 8 / MB
     defaults = {"batch_size": p["batch_size"], "batchlim_kb": p["batchlim_kb"], "link_mb_s": link_mb_s,
                 "commit_ms": p["commit_ms"], "tcp_window_bytes": p["tcp_buffer_bytes"],
@@ -90,6 +92,8 @@ def analyse(p: dict):
     r.text("rows", parts.rows_note(scenarios))
     r.table("scenarios", parts.scenario_table(evaluated), digits=4, caption=parts.scenario_caption(scenarios))
     r.text("scenario_reading", *parts.scenario_reading(evaluated, BULLETS))
+    for what in parts.b90_beyond(evaluated)[:12]:
+        r.extrapolated(what)
     if len(evaluated) > BULLETS:
         r.table("limits", parts.limit_counts(evaluated), caption="Scenarios by what limits them most")
     else:  # each scenario has its own sentence above
@@ -124,9 +128,12 @@ def analyse(p: dict):
         r.card(name, card, result)
 
     # -- planning --------------------------------------------------------------------------
-    r.table("plan", parts.plan_table(plan), digits=4,
+    r.table("plan", parts.plan_table(plan), digits=6,
             caption="One channel at the planning parameters, and what the target needs")
-    r.text("plan_reading", *parts.plan_reading(plan))
+    beyond = parts.plan_coverage(plan, evaluated)
+    if beyond:
+        r.extrapolated(f"the plan for {p['target_mb_s']:g} MB/s at the planning parameters: {beyond}")
+    r.text("plan_reading", *parts.plan_reading(plan, beyond, reader=not src.book_data))
     r.about("apply", ABOUT_APPLY)
     pings, why = parts.pings(rec["ping_bytes"], p["ping_small_ms"], p["ping_large_ms"], link_mb_s)
     r.table("pings", pings, digits=4, caption="Round trip and link from the two pings", missing=why)

@@ -38,10 +38,17 @@ def analyse(p: dict):
 
     rules = views.open(p["rules"], CHAPTER, "rules").sort_values("rule_id", kind="stable").reset_index(drop=True)
     ssid, group = str(p["ssid"]).strip().upper(), (str(p["qsg"]).strip().upper() or None)
-    queues = [q.strip().upper() for q in str(p["queues"]).split(",") if q.strip()]
+    # Queue names as the reader gave them; RACF's MQQUEUE class holds upper-case profiles, so MQ
+    # checks the name in upper case, and the tables say so where the two differ.
+    given = list(dict.fromkeys(q.strip() for q in str(p["queues"]).split(",") if q.strip()))
+    queues = [q.upper() for q in given]
+    shown_as = {q.upper(): q for q in given}
     # Without a file of profiles the chapter evaluates the article's own advice, drawn from its table.
     src = views.describe(p["data"] or p["rules"], CHAPTER)
     r = Results(book_data=src.book_data, source=src.name)
+    # Rules, not fits: nothing is estimated, so no answer can leave a measured range.
+    r.answers = "levels checked and queue profiles, found by rule with nothing fitted"
+    r.checked("Rates", "none: the chapter reads security profiles, not measurements")
 
     # -- what the article says -------------------------------------------------------------
     r.about("article", ABOUT_ARTICLE)
@@ -77,14 +84,18 @@ def analyse(p: dict):
     else:
         profiles = parts.article_profiles(rules, ssid=ssid, qsg=group or "QSG1")
         frame = parts.profile_frame(profiles)
-    r.points = frame
+    r.points = None  # profiles, not measured points: "How this report was made" says there are none
     r.about("advice", ABOUT_ADVICE)
     r.table("profile_counts", parts.profile_counts(frame, profiles), caption="The profiles read, by class")
     r.text("profile_reading", parts.profile_reading(frame, profiles))
     result = racf.evaluate(profiles, ssid, group, queues, rules, generic_switches=p["generic_switches"])
+    if len(result["queues"]):
+        named = result["queues"]["queue"]
+        result["queues"] = result["queues"].assign(queue=named.map(lambda q: shown_as.get(q, q)), checked_as=named)
     r.table("switches", parts.switch_table(result, profiles, ssid, group), caption="The nine switch profiles")
     r.table("summary", parts.summary_table(result), caption="What MQ checks, and what the table says")
-    r.text("summary_reading", parts.summary_reading(result, group))
+    r.text("summary_reading", parts.summary_reading(result, group),
+           parts.whose_names(frame, ssid, group, p) if p["data"] else None)
     r.table("reasons", parts.reasons_table(result), caption="Why, switch by switch, in the documented order")
     lookups = parts.queue_table(profiles, result, ssid, group)
     r.table("queues", lookups, caption="The profile each queue's open is checked against",

@@ -146,6 +146,19 @@ def runs_chart(estimates: pd.DataFrame, changes: pd.DataFrame, series: str, para
         title=f"{series}: {prose.symbol(parameter)} by run (95 % intervals; dashed: a confirmed change point)")
 
 
+def changepoint_method(alpha: float) -> str:
+    """How the change points were found and checked, in one paragraph (the page's and the methods' words)."""
+    return ("Each parameter's estimates over the runs, oldest first, are searched for shifts in their level (the "
+            "optimal partition under a penalty of 2 s̄² ln n, as ruptures' PELT finds it); a shift is reported only "
+            "when it is larger than the same search finds in 999 simulated series of unchanged runs, each run drawn "
+            "with its own standard error and that error redrawn from its residual degrees of freedom (an error "
+            "estimated from a few points is itself uncertain). The level is "
+            f"{level_words(alpha)} over each series' parameters and its curve at the largest concurrency every run "
+            "measured (Bonferroni), so a series of unchanged runs shows a change at most about "
+            f"{prose.num(100 * alpha)} % of the time. A parameter that a bound holds in some runs and not in others "
+            "is not tested: its estimates are not of the same quantity in every run.")
+
+
 def changepoint_sentence(series: str, parameter: str, found: list, runs: list[str], unit: str, why: str | None) -> str:
     sym = prose.symbol(parameter)
     if why:

@@ -46,6 +46,7 @@ def write(result, path: Path) -> None:
                 drawn += 1
     if result.estimates is not None:
         body.append("<h2>Over all the runs: change points</h2>")
+        body.append(_p(words.changepoint_method(result.alpha)))
         body.append("<ul>" + "".join(f"<li>{html.escape(n)}</li>" for _, _, n in result.change_notes) + "</ul>")
         shown = 0
         for (series, parameter), g in result.estimates.groupby(["series", "parameter"], sort=False):

@@ -64,9 +64,46 @@ def _errors(root, path: Path) -> None:
                                   f"{msg.get('id', '?')} {(msg.findtext('description') or '').strip()}")
 
 
+def _interval_words(seconds) -> str:
+    vals = sorted({round(float(v), 1) for v in seconds if np.isfinite(v)})
+    if not vals:
+        return "not stated"
+    fmt = lambda v: f"{v:,.0f} s" if v >= 10 else f"{v:,.3g} s"  # noqa: E731
+    return fmt(vals[0]) if len(vals) == 1 else f"{fmt(vals[0])} to {fmt(vals[-1])} ({len(vals):,} lengths)"
+
+
+def _listing(values) -> str:
+    vals = list(dict.fromkeys(v for v in values if v))
+    return ", ".join(vals[:6]) + (f" and {len(vals) - 6:,} more" if len(vals) > 6 else "")
+
+
+def setup(root_meta: list[dict]) -> dict:
+    """What the RMF responses state about the system they measured (for "How this report was made").
+
+    The z/OS release the SMF data came from (else the DDS server's version and platform), the
+    systems, the reports, the machine (CPU type and model, CPU Activity only) and the report
+    intervals (``report-interval``, read as minutes:seconds:milliseconds). RMF states no MQ
+    version: that key is left out, and the report says "not stated".
+    """
+    out = {}
+    platform = _listing(m.get("smf") or " ".join(x for x in (m.get("platform"), m.get("server")) if x)
+                        for m in root_meta)
+    if platform:
+        out["platform"] = platform
+    out["interval length"] = _interval_words(m.get("interval_s", np.nan) for m in root_meta)
+    for key, label in (("system", "system"), ("report", "RMF report"), ("machine", "machine")):
+        text = _listing(m.get(key) for m in root_meta)
+        if text:
+            out[label] = text
+    return out
+
+
 def read(paths) -> pd.DataFrame:
-    """Every variable and table cell of every report in the files: one long table."""
-    rows = []
+    """Every variable and table cell of every report in the files: one long table.
+
+    ``attrs["setup"]`` holds what the responses state about the measured system (:func:`setup`).
+    """
+    rows, meta = [], []
     for path in map(Path, paths):
         try:
             root = ET.parse(path).getroot()
@@ -77,6 +114,8 @@ def read(paths) -> pd.DataFrame:
             raise DataError(path, f"not an RMF DDS response (root element <{root.tag}>, expected <ddsml>)")
         _errors(root, path)
         reports = root.findall("postprocessor") + root.findall("report")
+        server = {"server": (root.findtext("server/version") or "").strip(),
+                  "platform": (root.findtext("server/platform") or "").strip()}
         for n, rep in enumerate(reports, start=1):
             metric = rep.find("metric")
             base = {"kind": "Monitor III" if rep.tag == "report" else "Postprocessor",
@@ -85,6 +124,12 @@ def read(paths) -> pd.DataFrame:
                     "system": (rep.findtext("resource/resname") or rep.findtext("resource/reslabel") or "").strip(" ,"),
                     "start": _start(rep.findtext("time-data/display-start")),
                     "interval_s": _interval_s(rep.find("time-data")), "source": f"{path.name}:report {n}"}
+            cpu = {v.findtext("name"): (v.findtext("value") or "").strip() for v in rep.iter("var")
+                   if v.findtext("name") in ("CPU", "Model")}
+            meta.append({**server, "source": base["source"], "smf": (rep.findtext("version/smf-data") or "").strip(),
+                         "system": base["system"],
+                         "report": base["title"] or base["report"], "interval_s": base["interval_s"],
+                         "machine": " model ".join(x for x in (cpu.get("CPU"), cpu.get("Model")) if x)})
             if rep.tag == "report":  # Monitor III
                 for var in rep.findall("caption/var"):
                     rows.append({**base, "part": "caption", "row": None, "column": var.findtext("name"),
@@ -112,6 +157,8 @@ def read(paths) -> pd.DataFrame:
     if frame.empty:
         raise DataError(Path(paths[0]), "the RMF response holds no report data")
     frame["number"] = frame["value"].map(_number)
+    frame.attrs["setup"] = setup(meta)
+    frame.attrs["reports"] = {m["source"]: m for m in meta}
     return with_notes(frame, "RMF report-interval MM:SS:mmm is read as minutes:seconds:milliseconds")
 
 
@@ -145,7 +192,12 @@ def to_latch(frame: pd.DataFrame) -> pd.DataFrame:
         raise DataError(frame["source"].iloc[0].split(":")[0],
                         f"{_found(frame)}; the chapter needs the Postprocessor CPU Activity report "
                         "(rmfpp.xml?reports=CPU) with its in-ready work unit queue distribution")
-    return with_notes(pd.DataFrame(out), *frame.attrs.get("notes", []),
+    shaped = pd.DataFrame(out)
+    # The setup of the reports the chapter reads (CPU Activity), not of every report in the files.
+    reports = frame.attrs.get("reports", {})
+    used = [reports[src] for src in dict.fromkeys(shaped["source"]) if src in reports]
+    shaped.attrs["setup"] = setup(used) if used else dict(frame.attrs.get("setup", {}))
+    return with_notes(shaped, *frame.attrs.get("notes", []),
                       "RMF: gp_cpus = CPs online in the interval, busy_pct = the CPs' TOTAL/AVERAGE MVS busy, "
                       "sufficient_pct = the in-ready queue distribution's <=N share of samples")
 
