@@ -171,3 +171,13 @@ def test_preflight_and_run_agree(tmp_path, chapter, header, rows, warm_mqperf):
         assert check.returncode == run.returncode == 2
         assert check.stderr.strip() == run.stderr.strip() == line
         assert not (tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize("chapter", sorted(SECTIONS))
+def test_every_chapter_checks_its_answers_against_the_measured_range(chapter):
+    """Results.answers says what a chapter's answers are: "How this report was made" then states
+    whether any left the measured range, instead of saying the chapter does not check."""
+    results = preflight(chapter, SECTIONS[chapter])
+    assert results.answers, f"{chapter}: Results.answers is not set"
+    made = dict(results["how_made"].frame.itertuples(index=False))
+    assert "does not check" not in made["Extrapolations"], made["Extrapolations"]
