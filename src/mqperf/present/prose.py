@@ -17,17 +17,18 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from mqperf import numbers
-from mqperf.present import text
+from mqperf.present import precision, text
 
-#: Digits of numbers quoted in sentences: tables show more, so a quoted number is a rounding
-#: of a shown one.
-PROSE_DIGITS = 3
+#: Digits of numbers quoted in sentences (:data:`mqperf.present.precision.PROSE`): tables show more,
+#: so a quoted number is a rounding of a shown one.
+PROSE_DIGITS = precision.PROSE
 
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
-def num(value, digits: int = PROSE_DIGITS, unit: str | None = None) -> str:
-    """``value`` as a sentence shows it: the table display rule at ``digits`` significant digits.
+def num(value, digits: int | None = None, unit: str | None = None) -> str:
+    """``value`` as a sentence shows it: the table display rule at ``digits`` significant digits
+    (None: the digits :mod:`mqperf.present.precision` declares for sentences and ``unit``).
 
     >>> num(60112.4), num(0.1234, 2), num(510.0, unit="µs"), num(None)
     ('60,100', '0.12', '510 µs', '–')
@@ -36,8 +37,13 @@ def num(value, digits: int = PROSE_DIGITS, unit: str | None = None) -> str:
         return "–"
     if isinstance(value, float) and math.isinf(value):
         return "unbounded"
-    text = numbers.format_number(float(value), digits)
+    text = numbers.format_number(float(value), precision.prose_digits(unit) if digits is None else digits)
     return f"{text} {unit}" if unit else text
+
+
+def given(value, unit: str | None = None) -> str:
+    """A value the reader gave (a parameter such as a target rate), shown with all its digits."""
+    return num(value, precision.GIVEN, unit)
 
 
 def pct(value, digits: int = PROSE_DIGITS) -> str:

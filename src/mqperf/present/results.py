@@ -89,7 +89,7 @@ class Results:
         head = f"**{ABOUT_TITLE}.** " if title else ""
         self.items[key] = Text(head + markdown.strip())
 
-    def table(self, key: str, frame, *, caption: str | None = None, digits: int = 4,
+    def table(self, key: str, frame, *, caption: str | None = None, digits: int | None = None,
               missing: str | None = None, **show_options) -> None:
         """A table, or the sentence ``missing`` when ``frame`` is None or has no rows.
 

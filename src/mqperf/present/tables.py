@@ -13,7 +13,7 @@ import math
 import pandas as pd
 
 from mqperf import numbers
-from mqperf.present import text
+from mqperf.present import precision, text
 
 
 def _fmt(value, digits: int, scale: float | None = None) -> str:
@@ -32,7 +32,7 @@ def _fmt(value, digits: int, scale: float | None = None) -> str:
 
 
 class Table:
-    def __init__(self, frame: pd.DataFrame, digits: int, caption: str | None, omitted: int = 0):
+    def __init__(self, frame: pd.DataFrame, digits: int | None, caption: str | None, omitted: int = 0):
         self.frame = frame
         self.digits = digits
         self.caption = caption
@@ -44,8 +44,11 @@ class Table:
 
     def _cells(self):
         scales = [numbers.column_scale(self.frame.iloc[:, j]) for j in range(self.frame.shape[1])]
+        # Digits by column: the table's own when a chapter gave them, else by the unit each column
+        # states (mqperf.present.precision: declared once per unit).
+        digits = [self.digits if self.digits is not None else precision.table_digits(c) for c in self.frame.columns]
         for row in self.frame.itertuples(index=False):
-            yield [_fmt(v.item() if hasattr(v, "item") else v, self.digits, sc) for v, sc in zip(row, scales)]
+            yield [_fmt(v.item() if hasattr(v, "item") else v, d, sc) for v, d, sc in zip(row, digits, scales)]
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{text.html(c)}</th>" for c in self.frame.columns)
@@ -68,9 +71,10 @@ class Table:
         return text + ("\n" + self._more() if self.omitted else "")
 
 
-def show(frame: pd.DataFrame, *, digits: int = 5, caption: str | None = None, max_rows: int = 200,
+def show(frame: pd.DataFrame, *, digits: int | None = None, caption: str | None = None, max_rows: int = 200,
          head: int = 20) -> Table:
-    """A display table of ``frame``: numbers to ``digits`` significant digits.
+    """A display table of ``frame``: numbers to ``digits`` significant digits, or (None) to the
+    digits :mod:`mqperf.present.precision` declares for each column's unit.
 
     A frame longer than ``max_rows`` never fails: its first ``head`` rows are shown, then
     one line saying how many more rows there are. A long table is rarely read past its
@@ -84,7 +88,7 @@ def show(frame: pd.DataFrame, *, digits: int = 5, caption: str | None = None, ma
     return Table(frame.reset_index(drop=True), digits, caption, omitted)
 
 
-def as_table(frame: pd.DataFrame, *, digits: int = 5) -> Table:
+def as_table(frame: pd.DataFrame, *, digits: int | None = None) -> Table:
     """``show`` for a frame a chapter displays as it is: a meaningful index becomes columns."""
     index = frame.index
     plain = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
