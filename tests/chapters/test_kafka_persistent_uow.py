@@ -38,7 +38,7 @@ frame = props.table
 
 
 def book_points(b_read=None):
-    return parts.throughput_points(views.open(CH, CH), b_read)
+    return parts.throughput_points(views.open("kafka_uow_rates", CH), b_read)
 
 
 # -- the book's data -------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def test_six_cpu_point_is_its_own_series_and_is_predicted_across(book):
 
 def test_derived_put_commit_point_is_gone_and_not_planned(book):
     # 2,271 x 1.10 mixed the peak run with the +10 % of the concurrent-putter runs (issue 9, §5.10).
-    data = loader.load("kafka_task_scaling")
+    data = loader.load("kafka_scaling_rates")
     assert not ((data["series"] == "persistent_put_commit") & (data["tasks"] == 5)).any()
     assert fitted(book)["source persistent put commit"]["model"] == "none"
     assert "source persistent put commit" not in set(book["plan"].frame["series"])

@@ -14,6 +14,8 @@ import props
 
 KB, MB = 1024, 1024 * 1024
 BOOK = "tls_channel_costs"
+#: The book's dataset of the article's cost ratios (named apart from the chapter and its contract).
+RATIOS = "tls_cost_changes"
 
 
 def write(tmp_path, frame, name="mine.csv"):
@@ -40,7 +42,7 @@ def frame_of(r, key):
 
 
 def test_book_renegotiation_rows():
-    runs = parts.load_runs(BOOK)
+    runs = parts.load_runs(RATIOS)
     assert list(runs["message_size_bytes"]) == [10 * KB, MB]
     # Renegotiating every 1MB: a 10KB message carries 10/1024 of one; a 1MB message one ("every message").
     assert_allclose(runs["renegotiations_per_msg"], [10 / 1024, 1.0])
@@ -50,7 +52,7 @@ def test_book_renegotiation_rows():
 
 
 def test_book_fit_solves_the_two_ratios_exactly(book):
-    res = parts.fit(parts.load_runs(BOOK))
+    res = parts.fit(parts.load_runs(RATIOS))
     assert res.exactly_identified and res.size_model
     # Closed form: h_i (1 + s_i/s0) = a for both sizes.
     h1, h2, s1, s2 = 153.6, 5.0, 10 * KB, MB
@@ -67,7 +69,7 @@ def test_book_fit_solves_the_two_ratios_exactly(book):
 
 
 def test_sslrkeyc_for_target_at_the_measured_sizes(book):
-    res = parts.fit(parts.load_runs(BOOK))
+    res = parts.fit(parts.load_runs(RATIOS))
     # 5 % at 10KB: K = H s / (0.05 enc) = 153.6 * 10240 / 0.05 bytes = 30 MB.
     assert_allclose(res.sslrkeyc_for(0.05, 10 * KB), 153.6 * 10 * KB / 0.05, rtol=1e-6)
     assert_allclose(res.sslrkeyc_for(0.05, MB), 5 * MB / 0.05, rtol=1e-6)

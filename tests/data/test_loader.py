@@ -20,7 +20,7 @@ def write(tmp_path, text, name="in.csv"):
 
 
 def test_book_dataset_loads_typed():
-    frame = data.load("kafka_task_scaling")
+    frame = data.load("kafka_scaling_rates")
     assert str(frame["tasks"].dtype) == "int64"
     assert str(frame["rate_msg_s"].dtype) == "float64"
     assert set(frame["basis"]) <= {"measured", "derived"}
@@ -99,14 +99,14 @@ def test_broken_book_file_is_reported(tmp_path, monkeypatch):
     root = tmp_path / "book"
     shutil.copytree(paths.data_dir(), root / "data")
     (root / "_toc.yml").write_text("root: x\n")
-    csv = root / "data" / "kafka_task_scaling.csv"
+    csv = root / "data" / "kafka_scaling_rates.csv"
     lines = csv.read_text().splitlines()
     lines[1] = lines[1].replace(",28000,", ",lots,")
     csv.write_text("\n".join(lines) + "\n")
     monkeypatch.setenv("MQPERF_ROOT", str(root))
     data.loader._package_descriptor.cache_clear()
     with pytest.raises(DataError, match=r"column 'rate_msg_s', line 2"):
-        data.load("kafka_task_scaling")
+        data.load("kafka_scaling_rates")
     data.loader._package_descriptor.cache_clear()
 
 

@@ -18,11 +18,11 @@ def test_reader_file_is_checked_against_the_chapters_contract(tmp_path):
 
 
 def test_describe_tells_the_books_data_from_a_readers(tmp_path):
-    book = views.describe("kafka_task_scaling")
-    assert book.book_data and book.name == "kafka_task_scaling" and len(book.sha256) == 64
+    book = views.describe("kafka_scaling_rates")
+    assert book.book_data and book.name == "kafka_scaling_rates" and len(book.sha256) == 64
     from mqperf.data import loader
 
-    by_path = views.describe(str(loader.resource_path("kafka_task_scaling")))
+    by_path = views.describe(str(loader.resource_path("kafka_scaling_rates")))
     assert by_path == book  # the book's file given by path is still the book's data
     mine = tmp_path / "mine.csv"
     mine.write_text("tasks,rate_msg_s\n1,100\n")

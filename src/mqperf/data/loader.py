@@ -95,7 +95,7 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
     Parameters
     ----------
     name_or_path
-        A dataset name from ``data/datapackage.json`` (e.g. ``"kafka_task_scaling"``) or
+        A dataset name from ``data/datapackage.json`` (e.g. ``"kafka_scaling_rates"``) or
         the path of a CSV file (comma-separated, UTF-8).
     contract
         For a path: the Table Schema it must satisfy, given as a contract name from

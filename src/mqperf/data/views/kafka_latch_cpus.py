@@ -13,7 +13,7 @@ import pandas as pd
 
 from mqperf.data import loader
 
-RATES = "kafka_task_scaling"
+RATES = "kafka_scaling_rates"
 #: The rates of the contention workload: sink connector, getters MQGET*100/commit.
 SERIES = "persistent_get100_commit"
 
@@ -86,4 +86,4 @@ def published(frame: pd.DataFrame | None = None) -> dict:
 VIEWS = {"data": cpu_runs, "latch_data": latch_times}
 
 #: Other book datasets this chapter reads on its own data (the build hashes them).
-READS = ('kafka_task_scaling', 'test_environments')
+READS = ('kafka_scaling_rates', 'test_environments')

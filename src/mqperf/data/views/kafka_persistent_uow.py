@@ -57,8 +57,8 @@ def zhpf_gains(name: str) -> list[float]:
 
 def reference_rates() -> pd.DataFrame:
     """The non-persistent source connector with one task and 1KB messages (sustainable and peak)."""
-    ts = loader.load("kafka_task_scaling")
-    size = loader.load("kafka_message_size")
+    ts = loader.load("kafka_scaling_rates")
+    size = loader.load("kafka_size_rates")
     sustained = ts[(ts["connector"] == "source") & (ts["series"] == "sustainable_nonpersistent") & (ts["tasks"] == 1)]
     peak = size[(size["connector"] == "source") & (size["msg_size_kb"] == 1) & (size["tasks"] == 1)]
     rows = ([{"reference": "non-persistent 1KB, 1 task, sustainable", "rate_msg_s": float(v)}
@@ -70,4 +70,4 @@ def reference_rates() -> pd.DataFrame:
 VIEWS = {"data": throughput}
 
 #: Other book datasets this chapter reads on its own data (the build hashes them).
-READS = ('kafka_task_scaling', 'kafka_message_size')
+READS = ('kafka_scaling_rates', 'kafka_size_rates')
