@@ -37,3 +37,17 @@ def test_contract_files_are_table_schemas_and_refs_resolve():
 def test_describe_lists_columns_with_units():
     text = contracts.describe("kafka_task_scaling")
     assert "tasks [tasks] (integer, required)" in text and "rate_msg_s [msg/s]" in text
+
+
+def test_each_contract_lists_the_inputs_its_chapter_declares():
+    """The data wing reads a chapter's inputs from its contract; the chapter declares them as
+    parameters. The two must say the same."""
+    from mqperf import parameters
+    from mqperf.data.contracts import inputs
+    from mqperf.parameters import DataFile
+
+    for chapter in parameters.chapter_names():
+        declared = {name: {"contract": d.contract or (chapter if name == "data" else f"{chapter}.{name}"),
+                           "files": bool(d.files)}
+                    for name, d in parameters.declarations(chapter).items() if isinstance(d, DataFile)}
+        assert inputs(chapter) == declared, chapter

@@ -16,7 +16,7 @@ PARAMETERS = {
     "data": DataFile(help="channel cost ratio with renegotiation: a CSV with message_size_bytes, sslrkeyc_bytes, "
                           "cost_ratio, or a book dataset", contract="tls_channel_costs"),
     "published": DataFile(help="seed 002's size and CipherSpec comparisons; \"\" for none",
-                          contract="tls_channel_costs", files=False, optional=True),
+                          contract="tls_cost_changes", files=False, optional=True),
     "connect_costs": DataFile(help="seed 003's TLS increment per client connect; \"\" for none",
                               contract="client_conn_costs", files=False, optional=True),
     "message_size_bytes": Integer(help="planning: the message size on the channel", unit="bytes",

@@ -88,6 +88,18 @@ class _Contracts(dict):
 CONTRACTS = _Contracts()
 
 
+def inputs(chapter: str) -> dict[str, dict]:
+    """A chapter's data inputs as its contract lists them: ``{input: {"contract": name, "files": bool}}``.
+
+    ``files`` says the input takes a reader's files (the main data, ``mqldt``, ...), not only a
+    book dataset. The data wing reads this, never the chapter's module; a test keeps the two in step.
+    """
+    contract = CONTRACTS.get(chapter)
+    if contract is None:
+        return {}
+    return dict(contract.get("inputs", {"data": {"contract": chapter, "files": True}}))
+
+
 def describe(name: str) -> str:
     """A one-paragraph text of a contract's columns, for --help and the book."""
     contract = CONTRACTS[name]

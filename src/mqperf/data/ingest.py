@@ -57,11 +57,10 @@ def target(chapter: str, input: str = "data") -> str:
 
 
 def inputs(chapter: str) -> list[str]:
-    """The chapter's inputs that take a reader's files, main data first."""
-    from mqperf import parameters
+    """The chapter's inputs that take a reader's files, main data first (as its contract lists them)."""
+    from mqperf.data.contracts import inputs as listed
 
-    declared = parameters.declarations(chapter)
-    names = [n for n, d in declared.items() if getattr(d, "kind", "") == "data" and getattr(d, "files", False)]
+    names = [n for n, d in listed(chapter).items() if d.get("files")]
     return sorted(names, key=lambda n: n != "data")
 
 

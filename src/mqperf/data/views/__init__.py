@@ -50,12 +50,12 @@ def book_dataset(source) -> str | None:
 
 
 def contract_for(chapter: str, input: str = "data") -> str:
-    """The contract (or dataset schema) a reader's file for ``input`` must meet."""
-    from mqperf import parameters
+    """The contract (or dataset schema) a reader's file for ``input`` must meet, as the chapter's
+    contract lists its inputs (:func:`mqperf.data.contracts.inputs`)."""
+    from mqperf.data.contracts import inputs
 
-    declared = parameters.declarations(chapter).get(input)
-    contract = getattr(declared, "contract", "") or ""
-    return contract or (chapter if input == "data" else f"{chapter}.{input}")
+    listed = inputs(chapter).get(input, {}).get("contract", "")
+    return listed or (chapter if input == "data" else f"{chapter}.{input}")
 
 
 def _path(source) -> Path:
