@@ -31,6 +31,9 @@ def test_describe_tells_the_books_data_from_a_readers(tmp_path):
     assert views.describe("") == views.Source(None, None, False)
 
 
-def test_contract_for_an_input_comes_from_the_declaration():
-    assert views.contract_for("kafka_task_scaling") == "kafka_task_scaling"
-    assert views.contract_for("kafka_latch_cpus", "latch_data") == "kafka_latch_cpus.latch_data"
+def test_contract_for_an_input_comes_from_the_chapters_contract():
+    from mqperf.data.contracts import contract_for
+
+    assert contract_for("kafka_task_scaling") == "kafka_task_scaling"
+    assert contract_for("kafka_latch_cpus", "latch_data") == "kafka_latch_cpus.latch_data"
+    assert contract_for("tls_channel_costs", "published") == "tls_cost_changes"

@@ -100,6 +100,13 @@ def inputs(chapter: str) -> dict[str, dict]:
     return dict(contract.get("inputs", {"data": {"contract": chapter, "files": True}}))
 
 
+def contract_for(chapter: str, input: str = "data") -> str:
+    """The contract (or dataset schema) a reader's file for ``input`` must meet, as the chapter's
+    contract lists its inputs (:func:`inputs`)."""
+    listed = inputs(chapter).get(input, {}).get("contract", "")
+    return listed or (chapter if input == "data" else f"{chapter}.{input}")
+
+
 def describe(name: str) -> str:
     """A one-paragraph text of a contract's columns, for --help and the book."""
     contract = CONTRACTS[name]

@@ -165,7 +165,7 @@ def convert(files: list[tuple[Path, readers.Format | None]], chapter: str, input
 
 def _validate(conv: Converted, chapter: str, input: str) -> None:
     """Check the converted rows against the input's contract; a problem names the reader's line."""
-    from mqperf.data.views import contract_for
+    from mqperf.data.contracts import contract_for
 
     contract = contract_for(chapter, input)
     from mqperf.data.contracts import CONTRACTS
@@ -240,6 +240,6 @@ def supported_for(chapter: str, input: str, *, csv: bool = True) -> str:
 def _has_contract(chapter: str, input: str) -> bool:
     """Whether an input takes a contract-shaped CSV (some take only a tool's format)."""
     from mqperf.data.contracts import CONTRACTS
-    from mqperf.data.views import contract_for
+    from mqperf.data.contracts import contract_for
 
     return contract_for(chapter, input) in CONTRACTS

@@ -17,10 +17,8 @@ SQL-mode rows (``-f sql``: no header) are recognised and refused in one line.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from mqperf.data.readers import Format, with_notes

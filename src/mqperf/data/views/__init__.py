@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mqperf.data import loader
+from mqperf.data import contracts, loader
 
 
 @dataclass(frozen=True)
@@ -47,15 +47,6 @@ def book_dataset(source) -> str | None:
         if (loader.data_dir() / res["path"]).resolve() == path:
             return res["name"]
     return None
-
-
-def contract_for(chapter: str, input: str = "data") -> str:
-    """The contract (or dataset schema) a reader's file for ``input`` must meet, as the chapter's
-    contract lists its inputs (:func:`mqperf.data.contracts.inputs`)."""
-    from mqperf.data.contracts import inputs
-
-    listed = inputs(chapter).get(input, {}).get("contract", "")
-    return listed or (chapter if input == "data" else f"{chapter}.{input}")
 
 
 def _path(source) -> Path:
@@ -113,7 +104,7 @@ def open(source, chapter: str, input: str = "data") -> pd.DataFrame:  # noqa: A0
         routed = ingest.route(chapter, [path], explicit_input=input)
         conv = ingest.convert(routed[input], chapter, input)
         if conv.plain:
-            return loader.load(path, contract=contract_for(chapter, input))
+            return loader.load(path, contract=contracts.contract_for(chapter, input))
         return conv.frame
     frame = loader.load(name)
     view = getattr(_module(chapter), "VIEWS", {}).get(input)
