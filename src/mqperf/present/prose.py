@@ -68,12 +68,25 @@ def listing(items: Iterable[str], conjunction: str = "and") -> str:
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
-_SYMBOLS = {"sigma": "σ", "kappa": "κ", "lam": "λ", "lambda": "λ"}
+#: Every model parameter's symbol, once: tables and sentences name parameters through :func:`symbol`.
+SYMBOLS = {"sigma": "σ", "kappa": "κ", "lam": "λ", "lambda": "λ", "x_max": "X_max", "t_c": "t_c", "t_m": "t_m",
+           "a": "a", "B": "B", "s0": "s₀", "s50": "s₅₀", "y_max": "y_max", "k": "k"}
+#: Every model family's name as reports say it, once.
+MODEL_NAMES = {"usl": "USL", "amdahl": "Amdahl's law", "bottleneck": "bottleneck model", "mva": "MVA",
+               "latency_bandwidth": "latency–bandwidth model", "batching": "commit batching model",
+               "hill": "Hill curve", "power_law": "power law", "mmc": "M/M/c"}
 
 
 def symbol(parameter: str) -> str:
     """A parameter's name as the book writes it: ``symbol("sigma")`` is ``'σ'``."""
-    return _SYMBOLS.get(parameter, parameter)
+    return SYMBOLS.get(parameter, parameter)
+
+
+def model_name(model) -> str:
+    """A model family's name as reports say it (``model_name("usl")`` is ``'USL'``); a fit's ``model``
+    attribute is read when a fit is given."""
+    key = getattr(model, "model", model)
+    return MODEL_NAMES.get(str(key), str(key))
 
 
 def quoted(name: str, *, markdown: bool = True) -> str:
