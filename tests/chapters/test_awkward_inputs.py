@@ -115,7 +115,7 @@ def test_legal_data_gives_a_report_or_one_line(chapter, variant, tmp_path):
 
 def _extremes(decl) -> list:
     """The smallest and largest value a numeric parameter accepts (a big finite one where it has no bound)."""
-    from mqperf.parameters import Integer, Number
+    from mqperf.declarations import Integer, Number
 
     if not isinstance(decl, Number):
         return []

@@ -44,7 +44,7 @@ def test_each_contract_lists_the_inputs_its_chapter_declares():
     parameters. The two must say the same."""
     from mqperf import parameters
     from mqperf.data.contracts import inputs
-    from mqperf.parameters import DataFile
+    from mqperf.declarations import DataFile
 
     for chapter in parameters.chapter_names():
         declared = {name: {"contract": d.contract or (chapter if name == "data" else f"{chapter}.{name}"),

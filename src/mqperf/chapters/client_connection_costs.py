@@ -1,6 +1,6 @@
 """Client connection costs: what this chapter takes, and the checks its notebook applies."""
 
-from mqperf.parameters import DataFile, Internal, Number
+from mqperf.declarations import DataFile, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="CPU per connect and disconnect: a CSV with sharecnv, listener, cpu_us "

@@ -7,7 +7,7 @@ M/M/c what a higher rate would do to it. The fits are in :mod:`mqperf.chapters._
 the passages about the published measurements in :mod:`mqperf.chapters._ims_bridge_about`.
 """
 
-from mqperf.parameters import DataFile, Integer, Internal, Number
+from mqperf.declarations import DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="transaction rate against CPUs: a CSV with cpus, rate_tps [, series, cf_busy_pct, "

@@ -7,7 +7,7 @@ configuration, the cost of an empty get is given), checked against measured MQGE
 the data have them.
 """
 
-from mqperf.parameters import DataFile, Integer, Internal, Number, NumberList, Text
+from mqperf.declarations import DataFile, Integer, Internal, Number, NumberList, Text
 
 CHAPTER = "kafka_idle_trickle"
 

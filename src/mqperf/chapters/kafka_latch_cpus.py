@@ -1,6 +1,6 @@
 """Latch contention and more CPUs: what this chapter takes, and what it finds in the data."""
 
-from mqperf.parameters import DataFile, Integer, Internal, Number
+from mqperf.declarations import DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="share of time with sufficient CPUs: a CSV with gp_cpus, busy_pct, sufficient_pct "

@@ -4,7 +4,7 @@
 every result into a table, chart or sentence of the report.
 """
 
-from mqperf.parameters import DataFile, Internal, Number
+from mqperf.declarations import DataFile, Internal, Number
 
 # IBM MQ's largest message is 100 MB (102,400 KB); no size beyond it can be planned.
 MAX_MESSAGE_KB = 102400

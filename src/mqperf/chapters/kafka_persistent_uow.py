@@ -8,7 +8,7 @@ not lie on one curve). A point whose messages per commit is known only as a rang
 reading-sensitivity table and band, not as a confidence interval.
 """
 
-from mqperf.parameters import Choice, DataFile, Internal, Number
+from mqperf.declarations import Choice, DataFile, Internal, Number
 
 CHAPTER = "kafka_persistent_uow"
 

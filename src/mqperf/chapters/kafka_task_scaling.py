@@ -5,7 +5,7 @@ with the richest model its equations identify (:mod:`._kafka_task_scaling_fits`)
 every result into a table, chart or sentence of the report.
 """
 
-from mqperf.parameters import Choice, DataFile, Integer, Internal, Number
+from mqperf.declarations import Choice, DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="throughput against tasks.max: a CSV with tasks, rate_msg_s [, series], or a book dataset",

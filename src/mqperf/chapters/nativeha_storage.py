@@ -5,7 +5,7 @@ counts replicas, follows a record through its forced writes to the timeout and a
 planning question; the arithmetic is in :mod:`mqperf.chapters._nativeha_storage_model`.
 """
 
-from mqperf.parameters import DataFile, Integer, Internal, Number
+from mqperf.declarations import DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="recovery log figures: a CSV with write_latency_us, write_size_bytes, physical_bytes_s "

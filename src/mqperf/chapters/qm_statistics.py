@@ -8,7 +8,7 @@ Kafka persistent-messages chapter, and the connection rate priced with the clien
 costs measured in that chapter. The arithmetic is in :mod:`mqperf.chapters._qm_statistics_parts`.
 """
 
-from mqperf.parameters import DataFile, Internal, Number
+from mqperf.declarations import DataFile, Internal, Number
 
 CHAPTER = "qm_statistics"
 #: The example the book runs on: synthetic, made by tools/make_qm_statistics_example.py.

@@ -8,7 +8,7 @@ and, with three or more batch sizes on one channel, fitted with the units-of-wor
 rates in MB/s of 10⁶ bytes (as networks count them), times in ms.
 """
 
-from mqperf.parameters import DataFile, Integer, Internal, Number
+from mqperf.declarations import DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="channels to plan: a CSV with rtt_ms [, tcp_window_bytes, message_bytes, batch_size, "

@@ -4,7 +4,7 @@ resolved: which levels MQ checks, which profile protects each queue, and what in
 does not do what it seems to. The rules are :mod:`mqperf.models.racf`.
 """
 
-from mqperf.parameters import DataFile, Flag, Internal, Text
+from mqperf.declarations import DataFile, Flag, Internal, Text
 
 # z/OS subsystem and queue sharing group names: 1-4 characters, a letter or @ # $ first.
 _NAME4 = r"[A-Za-z@#$][A-Za-z0-9@#$]{0,3}"

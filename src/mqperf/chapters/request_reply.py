@@ -11,7 +11,7 @@ bytes per message, a log disk's bandwidth and forced-write latency, a network ro
 every sentence about what they imply says whose figures they are.
 """
 
-from mqperf.parameters import DataFile, Integer, Internal, Number
+from mqperf.declarations import DataFile, Integer, Internal, Number
 
 CHAPTER = "request_reply"
 #: The example the book runs on: synthetic, made by tools/make_request_reply_example.py.

@@ -6,7 +6,7 @@ bytes costs enc(s) + H·s/K, with enc(s) = e0·(1 + s/s0); a cost ratio against 
 seconds needs a handshake cost from elsewhere, which this chapter shows as an assumption.
 """
 
-from mqperf.parameters import DataFile, Integer, Internal, Number, NumberList
+from mqperf.declarations import DataFile, Integer, Internal, Number, NumberList
 
 # MQ limits: messages up to 100 MB; SSLRKEYC up to 999,999,999 bytes (about 954 MB).
 MAX_MESSAGE_BYTES = 104857600

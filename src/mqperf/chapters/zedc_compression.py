@@ -1,7 +1,7 @@
 """zEDC archive compression: the effects of compressed archives by message size (Hill curves),
 recovery from compressed archives, and zEDC capacity by machine generation."""
 
-from mqperf.parameters import Choice, DataFile, Integer, Internal, Number
+from mqperf.declarations import Choice, DataFile, Integer, Internal, Number
 
 PARAMETERS = {
     "data": DataFile(help="effect of compression by message size: a CSV with message_size_bytes, "

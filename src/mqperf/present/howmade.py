@@ -63,7 +63,7 @@ def this_run(chapter: str, values: dict, book_data: bool) -> pd.DataFrame:
     """The "This run" table: data files first, then every parameter with its default and unit."""
     from mqperf import parameters
     from mqperf.data import loader, views
-    from mqperf.parameters import DataFile, Internal
+    from mqperf.declarations import DataFile, Internal
 
     decl = parameters.declarations(chapter)
     defaults = parameters.defaults(chapter)
@@ -194,7 +194,7 @@ def section(results) -> pd.DataFrame:
 def stated_setup(chapter: str, values: dict) -> dict:
     """The setup the data files' tools state (``conversion.json`` beside a converted input)."""
     from mqperf import parameters
-    from mqperf.parameters import DataFile
+    from mqperf.declarations import DataFile
 
     found = {}
     for name, d in parameters.declarations(chapter).items():

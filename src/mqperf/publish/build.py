@@ -120,7 +120,7 @@ def chapter_inputs(name: str) -> list[str]:
     """
     import importlib
 
-    from mqperf import parameters
+    from mqperf import declarations, parameters
     from mqperf.data import loader
     from mqperf.data.contracts import SHARED, contracts_dir
 
@@ -139,7 +139,7 @@ def chapter_inputs(name: str) -> list[str]:
     # A default that is a file or folder (a chapter whose book run reads an example file, as the
     # kernel sees it from chapters/): its files are inputs too.
     for value in parameters.defaults(name).values():
-        if isinstance(value, str) and value and value not in datasets and parameters.looks_like_path(value):
+        if isinstance(value, str) and value and value not in datasets and declarations.looks_like_path(value):
             path = (chapters_dir() / value).resolve()
             if path.is_file():
                 files.add(path)

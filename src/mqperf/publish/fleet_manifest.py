@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqperf.errors import DataError, ParameterError, shorten
+from mqperf.declarations import looks_like_path, quote
 
 #: Manifest columns that are not chapter parameters.
 ID, DATA = "id", "data"
@@ -116,10 +117,10 @@ def read_manifest(manifest: str | Path, chapters: list[str], pairs=()) -> list[J
         if not ident:
             raise DataError(path, "empty id", column=ID, row=line)
         if not _safe_id(ident):
-            raise DataError(path, f"{parameters.quote(ident)} is not safe as a file name (use letters, digits, "
+            raise DataError(path, f"{quote(ident)} is not safe as a file name (use letters, digits, "
                                   "'.', '_' and '-'; no leading dot)", column=ID, row=line)
         if ident in seen:
-            raise DataError(path, f"id {parameters.quote(ident)} repeats line {seen[ident]}", column=ID, row=line)
+            raise DataError(path, f"id {quote(ident)} repeats line {seen[ident]}", column=ID, row=line)
         seen[ident] = line
         for c in chapters:
             jobs.append(_job(path, base, line, cells, c, given[c], decl[c], param_cols))
@@ -144,7 +145,7 @@ def _job(manifest: Path, base: Path, line: int, cells: dict, chapter: str, given
         text = cells.get(col, "")
         if col not in decl or text == "":
             continue
-        if parameters.looks_like_path(text) and not Path(text).expanduser().is_absolute():
+        if looks_like_path(text) and not Path(text).expanduser().is_absolute():
             text = str(base / text)  # relative to the manifest, like the data column
         try:
             values.update(parameters.parse_cli(chapter, [(col, text)]))
