@@ -48,7 +48,7 @@ def mini_book(tmp_path, monkeypatch):
     (root / "_toc.yml").write_text("format: jb-book\nroot: chapters/tiny\n")
     nb = new_notebook(cells=[
         new_markdown_cell("# Tiny"),
-        new_code_cell('name = "kafka_task_scaling"', metadata={"tags": ["parameters"]}),
+        new_code_cell('name = "kafka_scaling_rates"', metadata={"tags": ["parameters"]}),
         new_code_cell("from mqperf import data\nlen(data.load(name))"),
     ])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -65,8 +65,8 @@ def test_build_records_inputs_and_then_reuses(mini_book):
     nb = nbformat.read(mini_book / "chapters" / "tiny.ipynb", as_version=4)
     # The dataset its parameter names, and the descriptor and shared contract fields every read uses.
     assert nb.metadata["mqperf"]["inputs"] == ["data/contracts/_fields.json", "data/datapackage.json",
-                                               "data/kafka_task_scaling.csv"]
-    with (mini_book / "data" / "kafka_task_scaling.csv").open(newline="", encoding="utf-8") as fh:
+                                               "data/kafka_scaling_rates.csv"]
+    with (mini_book / "data" / "kafka_scaling_rates.csv").open(newline="", encoding="utf-8") as fh:
         rows = sum(1 for _ in csv.DictReader(fh))  # counted by the csv module, not by data.load
     assert nb.cells[2].outputs[0]["data"]["text/plain"] == str(rows)
     assert any("executed  tiny" in ln for ln in lines)
@@ -108,7 +108,7 @@ def test_input_hash_follows_the_data_the_chapter_read(mini_book):
     other.write_text(other.read_text() + "\n")
     assert book.is_current(chapter)
     # ... one it read does; so does a changed cell, but not changed outputs.
-    used = mini_book / "data" / "kafka_task_scaling.csv"
+    used = mini_book / "data" / "kafka_scaling_rates.csv"
     original = used.read_text()
     used.write_text(original + "\n")
     assert not book.is_current(chapter)
@@ -183,7 +183,7 @@ def test_html_inputs_hash_follows_what_the_render_reads(mini_book):
     # A notebook being executed (a dotfile beside the chapters) is not part of the book.
     (mini_book / "chapters" / ".tiny.executing.ipynb").write_text("{}")
     assert render.html_inputs_hash(mini_book) == base
-    for rel in ("chapters/tiny.ipynb", "data/kafka_task_scaling.csv", "_toc.yml"):
+    for rel in ("chapters/tiny.ipynb", "data/kafka_scaling_rates.csv", "_toc.yml"):
         path = mini_book / rel
         original = path.read_bytes()
         path.write_bytes(original + b"\n")

@@ -171,10 +171,14 @@ def _answer(r, p, runs, table, ranking, fits, failed, accepted, target) -> str:
     parts = [f"{prose.count(len(models), 'model').capitalize()} give the share from the CPUs and their load: "
              + _semicolons([intro[m] for m in models]) + "."]
     if len(ranked) >= 2 and len(accepted) == 1:
-        trail = ranking[~ranking["accepted"]]
+        trail = ranked[~ranked["accepted"]]
+        unranked = ranking[ranking["aicc"].isna()]
         parts.append(f"By AICc over the {prose.count(n, 'run')} the data prefer {WORDS[accepted[0]]}: "
                      + prose.listing(f"{WORDS[m]} trails by {prose.num(d)}" for m, d in zip(trail["model"],
-                                                                                          trail["delta"])) + ".")
+                                                                                          trail["delta"]))
+                     + ("" if unranked.empty else "; " + prose.listing(
+                         f"{WORDS[m]} is not ranked (AICc needs at least {prose.num(k)} runs for it)"
+                         for m, k in zip(unranked["model"], unranked["needs_runs"]))) + ".")
     else:
         unranked = ranking[ranking["aicc"].isna()]
         why = []

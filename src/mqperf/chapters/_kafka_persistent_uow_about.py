@@ -8,7 +8,7 @@ ABOUT_MEASURED = """\
 Same system as the other Kafka chapters (MQ for z/OS 9.3.3 on a z16 LPAR with 3 general-purpose
 CPUs and 2 zIIPs, DS8950 disk, the broker on a z15, 10Gb network). The *MQ as a source* connector
 got **persistent 1KB messages** that a local batch application put at the same time; each commit
-waits for the MQ log to be written. The article (see the {ref}`dataset <data-kafka_persistent_uow>`)
+waits for the MQ log to be written. The article (see the {ref}`dataset <data-kafka_uow_rates>`)
 measured rates "ranging from 2270 to 2510 persistent 1KB messages per second", "a 10% improvement
 moving from 1 to 5 tasks" and, once zHPF shortened the log I/O, "a 35-55% increase in throughput".
 With one task it "saw a peak rate of 2271 messages per second" when the putter used MQPUT/commit,

@@ -63,7 +63,7 @@ def what_was_measured(r, runs) -> None:
         r.text("measured_text")
     r.about("measured", (
         "The figures come from an IBM blog post of 2014 on MQ's TLS channels on z/OS, written for a customer "
-        "who asked whether their channels used the crypto hardware ({ref}`dataset <data-tls_channel_costs>`, "
+        "who asked whether their channels used the crypto hardware ({ref}`dataset <data-tls_cost_changes>`, "
         "{ref}`Data catalog <data-catalog>`). MQ uses System SSL for both message channels and SVRCONN "
         "channels, in two phases that use different hardware: the *handshake* (secret-key negotiation, at "
         "channel start and again each time SSLRKEYC bytes have flowed) can be offloaded to a Crypto Express "

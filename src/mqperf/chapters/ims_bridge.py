@@ -305,8 +305,9 @@ def _disagreement(r, table, res, tops) -> str | None:
                 past |= row.at_cpus > tops[series]
             else:
                 parts.append("the USL has no peak")
-        text = (f"In {prose.quoted(series)} the fits pass within {prose.num(worst)} tx/s (RMSE) of the points, "
-                f"and disagree about what comes next: {prose.listing(parts)}")
+        close = (f"the fits pass within {prose.num(worst)} tx/s (RMSE) of the points" if math.isfinite(worst) else
+                 "the fits leave no residual degrees of freedom to measure their scatter by")
+        text = f"In {prose.quoted(series)} {close}, and disagree about what comes next: {prose.listing(parts)}"
         if past:
             r.extrapolated(f"{series}: the modelled limits and peaks past the measured {prose.num(tops[series])} CPUs")
             text += f" (extrapolated: past the {prose.num(tops[series])} CPUs measured)"

@@ -200,23 +200,23 @@ def usl_reading(series: str, result, *, measured_max_n: float, unit: str = "msg/
         out.append(f"In {name} σ = {num(sigma)}: contention is small.")
     ci = result.conf_int() if result.df_resid > 0 and result.cov is not None else None
     if kappa <= 0:
-        out.append("κ is 0: the curve flattens but does not fall (no coherency delay the data can see).")
+        out.append(f"In {name} κ is 0: the curve flattens but does not fall (no coherency delay the data can see).")
     elif ci is not None and "kappa" in ci.index and math.isfinite(ci.loc["kappa"].iloc[0]):
         lo = float(ci.loc["kappa"].iloc[0])
         if lo > 0:
             fall = evidence.decline(result.x, result.y, noise_sd=result.rmse, df=result.df_resid)
             if fall:
-                out.append(f"κ = {num(kappa)}, its 95 % interval excludes 0, and the measured points fall past their "
+                out.append(f"In {name} κ = {num(kappa)}, its 95 % interval excludes 0, and the measured points fall past their "
                            f"peak beyond their noise ({fall.test}): throughput falls past the peak.")
             else:
-                out.append(f"κ = {num(kappa)} and its 95 % interval excludes 0, so the model bends down past its peak; "
+                out.append(f"In {name} κ = {num(kappa)} and its 95 % interval excludes 0, so the model bends down past its peak; "
                            f"but the measured points do not fall beyond their noise ({fall.test}): within the "
                            "measurements the curve levels off.")
         else:
-            out.append(f"κ = {num(kappa)}, but its 95 % interval includes 0: the data cannot tell a fall "
+            out.append(f"In {name} κ = {num(kappa)}, but its 95 % interval includes 0: the data cannot tell a fall "
                        "past the peak from a plateau.")
     else:
-        out.append(f"κ = {num(kappa)}, with no interval: the fit has no degrees of freedom to test it.")
+        out.append(f"In {name} κ = {num(kappa)}, with no interval: the fit has no degrees of freedom to test it.")
     peak_n, peak_x = result.peak_n(), result.peak_x()
     low = float(np.min(result.x)) if len(result.x) else 1.0
     if math.isfinite(peak_n):
