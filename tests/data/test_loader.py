@@ -184,8 +184,11 @@ def test_types_and_optional_columns(tmp_path):
             data.load(write(tmp_path, text), contract=schema)
 
 
-def test_a_million_rows_load_in_seconds_and_little_memory(tmp_path):
-    """Readers' files have one row per measurement interval: 10^6 rows must be routine."""
+@pytest.mark.slow
+def test_a_million_rows_load_in_little_memory(tmp_path):
+    """Readers' files have one row per measurement interval: 10^6 rows must be routine.
+
+    The load time is a benchmark's (benchmarks/bench_large.py), not a test's: it depends on the machine."""
     path = tmp_path / "big.csv"
     n = 1_000_000
     rng = np.random.default_rng(1)
@@ -193,12 +196,11 @@ def test_a_million_rows_load_in_seconds_and_little_memory(tmp_path):
                   "rate_msg_s": rng.random(n) * 1e5 + 1, "gp_cpus": rng.integers(1, 8, n)}).to_csv(path, index=False)
     # The peak is this process's own (VmHWM): ru_maxrss also counts the parent's memory when
     # the child was forked from it before exec (a 500 MB test worker made a 165 MB load fail).
-    code = ("import sys, time; from mqperf import data; t = time.perf_counter(); "
+    code = ("import sys; from mqperf import data; "
             "f = data.load(sys.argv[1], contract='kafka_task_scaling'); "
             "hwm = next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1]; "
-            "print(len(f), time.perf_counter() - t, int(hwm) / 1024)")
+            "print(len(f), int(hwm) / 1024)")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
-    rows, seconds, peak_mb = out.stdout.split()
+    rows, peak_mb = out.stdout.split()
     assert int(rows) == n
-    assert float(seconds) < 10, seconds  # about 1 s on a laptop; generous for a shared CI runner
     assert float(peak_mb) < 500, peak_mb  # the whole process, interpreter and pandas included

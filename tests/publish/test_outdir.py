@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mqperf.errors import OutputError
-from mqperf.publish import outdir
+from mqperf.publish import outdir, swap
 
 
 def snapshot(folder: Path) -> dict:
@@ -243,7 +243,7 @@ def test_interrupted_swap_among_a_readers_files_is_rolled_back(tmp_path, monkeyp
 KILLER = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from mqperf.publish import outdir
+    from mqperf.publish import outdir, swap
     out, kill_at = Path(sys.argv[1]), int(sys.argv[2])
     real, calls = os.rename, []
     def rename(a, b):
@@ -251,13 +251,13 @@ KILLER = textwrap.dedent("""
         if len(calls) == kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
         return real(a, b)
-    real_exchange = outdir._exchange
+    real_exchange = swap.exchange
     def exchange(a, b):  # kill_at 0: just before the atomic exchange; -1: just after it
         if kill_at == 0:
             os.kill(os.getpid(), signal.SIGKILL)
         real_exchange(a, b)
         os.kill(os.getpid(), signal.SIGKILL)
-    outdir._exchange = exchange
+    swap.exchange = exchange
     target = outdir.inspect(out, book_root=out.parent / "book")
     with outdir.staging(target) as stage:
         (stage / "models").mkdir()
@@ -280,7 +280,7 @@ def test_kill_9_during_publish_is_undone_by_the_next_run(tmp_path, others, kill_
     res = subprocess.run([sys.executable, "-c", KILLER, str(out), str(kill_at)], capture_output=True, text=True)
     assert res.returncode == -signal.SIGKILL, res.stderr  # it really died inside publish
     assert litter(out), "a killed run leaves its staging folder (or journal) behind"
-    outdir.recover(out)
+    swap.recover(out)
     # Either the old report is back, or (killed after the commit point) the new one is whole.
     after = snapshot(out)
     assert after == before or json.loads(after[outdir.MANIFEST])["files"].keys() == {
@@ -297,13 +297,13 @@ def test_exchange_fallback_without_renameat2_and_its_recovery(tmp_path, monkeypa
     b.mkdir()
     (a / "x").write_text("new")
     (b / "x").write_text("old")
-    monkeypatch.setattr(outdir.ctypes, "CDLL", lambda *a, **kw: (_ for _ in ()).throw(OSError("no libc")))
-    outdir._exchange(a, b)
+    monkeypatch.setattr(swap.ctypes, "CDLL", lambda *a, **kw: (_ for _ in ()).throw(OSError("no libc")))
+    swap.exchange(a, b)
     assert (b / "x").read_text() == "new" and (a / "x").read_text() == "old"
     # A run killed between the fallback's two renames left the folder parked: recover() returns it.
     parked = tmp_path / ".b.mqperf-old.999999999.abcd"
     b.rename(parked)
-    outdir.recover(b)
+    swap.recover(b)
     assert (b / "x").read_text() == "new" and not parked.exists()
 
 
@@ -313,7 +313,7 @@ def test_recover_leaves_a_live_runs_staging_alone(tmp_path):
     dead = tmp_path / ".report.mqperf-stage.999999999.abcd"
     live.mkdir()
     dead.mkdir()
-    outdir.recover(out)
+    swap.recover(out)
     assert live.exists() and not dead.exists()
 
 

@@ -119,7 +119,7 @@ def _labels(runs: list[list[str]], given: list[str]) -> list[str]:
 def _compare(args) -> int:
     from mqperf import __version__, parameters
     from mqperf import catalog
-    from mqperf.publish import outdir
+    from mqperf.publish import outdir, swap
 
     say = (lambda *_: None) if args.quiet else (lambda m: print(m, flush=True))
     given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
@@ -136,7 +136,7 @@ def _compare(args) -> int:
 
         pdf.find_chromium()
     runs = [Run(lab, [Path(f).expanduser() for f in files], chapter.name) for lab, files in zip(labels, args.data)]
-    outdir.recover(args.out)
+    swap.recover(args.out)
     target = outdir.inspect(args.out, data_files=[f for r in runs for f in r.files])
     say(f"mqperf compare: {chapter.name} on {len(runs)} runs: {', '.join(labels)}")
     analyse(chapter.name, runs, given, say)

@@ -16,7 +16,7 @@ DIR: DIR must stay exactly as it was until the summary is published (an interrup
 changes nothing in it, and the publish step swaps the whole folder, which would drop a
 cache kept inside), and a file mqperf did not list in DIR's manifest would make DIR a
 stranger's folder to the next run. A sibling is on the same file system, survives an
-interruption, and :func:`mqperf.publish.outdir.recover` leaves it alone (it is no staging,
+interruption, and :func:`mqperf.publish.swap.recover` leaves it alone (it is no staging,
 backup or parked folder). The key of a row hashes the chapter, the data file's bytes (and
 any other file a parameter names), the row's parameter values, the package environment
 (:func:`mqperf.publish.build.environment_hash`) and this summary code, so a rerun
@@ -275,7 +275,7 @@ def _run(manifest, chapters, out, *, scheduler, workers, parameters, reports, pr
     from mqperf import __version__
     from mqperf.publish import fleet_reports
     from mqperf.publish import fleet_summary as fs
-    from mqperf.publish import outdir
+    from mqperf.publish import outdir, swap
 
     say = (lambda *_: None) if quiet else (lambda m: print(m, flush=True))
     chapters = list(dict.fromkeys(chapters))
@@ -288,7 +288,7 @@ def _run(manifest, chapters, out, *, scheduler, workers, parameters, reports, pr
 
         pdf.find_chromium()
     jobs = read_manifest(manifest, chapters, [tuple(p) for p in parameters])
-    outdir.recover(out)
+    swap.recover(out)
     data_files = [Path(manifest)] + [j.path for j in jobs if j.path is not None]
     target = outdir.inspect(out, data_files=data_files)
     cache = cache_dir(target.path)

@@ -72,12 +72,12 @@ def prepare(chapter, data, given: dict, out, tmp: Path) -> Prepared:
     from mqperf import chapters, parameters
     from mqperf.data import ingest
     from mqperf.errors import MQPerfError, shorten
-    from mqperf.publish import outdir
+    from mqperf.publish import outdir, swap
 
     if not chapter.contract or not chapter.data_parameter:
         raise MQPerfError(f"chapter '{chapter.name}' takes no reader data")
     files = [Path(f).expanduser() for f in data]
-    outdir.recover(out)
+    swap.recover(out)
     # A tool's files are read (and converted) into tmp; the report gets them as inputs/.
     values, convs = ingest.prepare(chapter.name, files, tmp)
     params = parameters.for_inputs(chapter.name, values, given)
