@@ -12,51 +12,11 @@ or more runs, ``runs.csv`` and ``changepoints.csv``.
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqperf.errors import MQPerfError, ParameterError, shorten
-
-EXIT_OK = 0
-
-_DESCRIPTION = (
-    "Run CHAPTER's models on two or more runs (each --data is one run: files or a folder, read as `mqperf run` "
-    "reads them; give them in time order) and write what changed: DIR/comparison.csv (one row per series and "
-    "parameter: before, after, difference, lower, upper, changed, ratio, unit, note, before_run, after_run), "
-    "DIR/index.html (standalone, offline: the verdict in words, both fits side by side, the curves overlaid with "
-    "their bands and the points) and, for three or more runs, DIR/runs.csv and DIR/changepoints.csv (where a "
-    "parameter moved). Intervals: the delta method for the difference of two independent fits, Student-t on "
-    "Welch–Satterthwaite degrees of freedom, simultaneous over each series' parameters (Bonferroni), so a "
-    "change is claimed only when its interval excludes no change.")
-_EPILOG = (
-    "DIR rules as for `mqperf run`: a new or empty folder, or one holding an earlier mqperf output; anything else "
-    "is refused, and DIR changes only when the comparison is complete. Exit status: 0 written (whether or not "
-    "anything changed), 1 a defect of ours, 2 bad input (a data file, a parameter, DIR, a chapter without a "
-    "fitted model).")
-
-
-def add_parser(subparsers):
-    """Add the ``compare`` subcommand to ``mqperf``'s subparsers; returns its parser."""
-    c = subparsers.add_parser("compare", help="compare a chapter's fits on two or more runs: what changed, by how much",
-                              description=_DESCRIPTION, epilog=_EPILOG)
-    c.add_argument("chapter", metavar="CHAPTER", help="chapter name as `mqperf list` shows it")
-    c.add_argument("--data", required=True, nargs="+", action="append", metavar="FILE",
-                   help="one run's data (repeat --data for each run, oldest first); several files or a folder "
-                        "make one run, as for `mqperf run`")
-    c.add_argument("--label", action="append", default=[], metavar="NAME",
-                   help="a name for each run, in the same order (default: the file or folder names)")
-    c.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                   help="a chapter parameter for every run; `mqperf list` shows them")
-    c.add_argument("--level", type=float, default=95.0, metavar="PCT",
-                   help="simultaneous confidence level of each series' intervals, in percent (default 95)")
-    c.add_argument("--out", required=True, metavar="DIR", help="output folder: new, empty, or an earlier mqperf output")
-    c.add_argument("--pdf", action="store_true",
-                   help="also write DIR/comparison.pdf, printed by a local chromium (charts as vector graphics)")
-    c.add_argument("--quiet", "-q", action="store_true", help="print only errors and the final line")
-    return c
-
 
 @dataclass
 class Run:
@@ -90,14 +50,48 @@ class Comparison:
     estimates: object = None                          # three or more runs: per run, series, parameter
     changes: object = None                            # confirmed change points
     change_notes: list = field(default_factory=list)  # sentences, one per series and parameter
+    out: Path | None = None                           # where it was published
 
 
-def command(args) -> int:
-    """``mqperf compare``: exit 0, or raises an MQPerfError (exit 2)."""
-    from mqperf.publish.outdir import signals_as_exceptions
+def run(chapter_name: str, data: list[list[str]], *, out, labels: list[str] | None = None, given: dict | None = None,
+        level: float = 95.0, pdf: bool = False, say=print) -> Comparison:
+    """Compare CHAPTER_NAME's fits over the runs in DATA (one list of files or a folder per run, oldest
+    first) and publish the comparison into OUT by ``mqperf run --out``'s rules; returns the comparison.
 
-    with signals_as_exceptions():
-        return _compare(args)
+    Raises an :class:`~mqperf.errors.MQPerfError` (exit 2) for bad input; OUT is then untouched.
+    """
+    from mqperf import __version__, catalog
+    from mqperf.publish import outdir, swap
+
+    chapter = catalog.find(chapter_name)
+    if not chapter.contract or not chapter.data_parameter:
+        raise MQPerfError(f"chapter '{chapter.name}' takes no reader data, so it has no runs to compare")
+    if len(data) < 2:
+        raise ParameterError("compare needs two or more runs: give --data once per run (oldest first)")
+    if not 50 <= level < 100:
+        raise ParameterError(f"--level {level:g}: give a confidence level in percent, from 50 to below 100")
+    labels = _labels(data, labels or [])
+    if pdf:
+        from mqperf.publish import pdf as printer
+
+        printer.find_chromium()
+    runs = [Run(lab, [Path(f).expanduser() for f in files], chapter.name) for lab, files in zip(labels, data)]
+    with outdir.signals_as_exceptions():
+        swap.recover(out)
+        target = outdir.inspect(out, data_files=[f for r in runs for f in r.files])
+        say(f"mqperf compare: {chapter.name} on {len(runs)} runs: {', '.join(labels)}")
+        analyse(chapter.name, runs, given or {}, say)
+        result = compare(chapter.name, runs, alpha=1 - level / 100)
+        with outdir.staging(target) as stage:
+            write(result, stage)
+            if pdf:
+                from mqperf.publish import pdf as printer
+
+                printer.reports([(stage / "index.html", stage / "comparison.pdf")])
+            outdir.publish(stage, target, chapter="compare", version=__version__,
+                           data=", ".join(shorten(x, 40) for x in labels))
+    result.out = target.path
+    return result
 
 
 def _labels(runs: list[list[str]], given: list[str]) -> list[str]:
@@ -114,48 +108,6 @@ def _labels(runs: list[list[str]], given: list[str]) -> list[str]:
     if len(set(labels)) < len(labels):
         raise ParameterError("--label: every run needs a different name")
     return labels
-
-
-def _compare(args) -> int:
-    from mqperf import __version__, parameters
-    from mqperf import catalog
-    from mqperf.publish import outdir, swap
-
-    say = (lambda *_: None) if args.quiet else (lambda m: print(m, flush=True))
-    given = parameters.parse_cli(args.chapter, [tuple(p) for p in args.parameter])
-    chapter = catalog.find(args.chapter)
-    if not chapter.contract or not chapter.data_parameter:
-        raise MQPerfError(f"chapter '{chapter.name}' takes no reader data, so it has no runs to compare")
-    if len(args.data) < 2:
-        raise ParameterError("compare needs two or more runs: give --data once per run (oldest first)")
-    if not 50 <= args.level < 100:
-        raise ParameterError(f"--level {args.level:g}: give a confidence level in percent, from 50 to below 100")
-    labels = _labels(args.data, args.label)
-    if args.pdf:
-        from mqperf.publish import pdf
-
-        pdf.find_chromium()
-    runs = [Run(lab, [Path(f).expanduser() for f in files], chapter.name) for lab, files in zip(labels, args.data)]
-    swap.recover(args.out)
-    target = outdir.inspect(args.out, data_files=[f for r in runs for f in r.files])
-    say(f"mqperf compare: {chapter.name} on {len(runs)} runs: {', '.join(labels)}")
-    analyse(chapter.name, runs, given, say)
-    result = compare(chapter.name, runs, alpha=1 - args.level / 100)
-    with outdir.staging(target) as stage:
-        write(result, stage)
-        if args.pdf:
-            from mqperf.publish import pdf
-
-            pdf.reports([(stage / "index.html", stage / "comparison.pdf")])
-        outdir.publish(stage, target, chapter="compare", version=__version__, data=", ".join(shorten(x, 40) for x in labels))
-    for line in verdict_lines(result):
-        say(f"  {line}")
-    table = result.table
-    moved = table.loc[table["changed"], "series"].nunique() if len(table) else 0
-    print(f"mqperf compare: {table['series'].nunique() if len(table) else 0} series compared, {moved} changed; "
-          f"report: {target.path / 'index.html'}, table: {target.path / 'comparison.csv'}")
-    sys.stdout.flush()
-    return EXIT_OK
 
 
 def analyse(chapter: str, runs: list[Run], given: dict, say=print) -> None:
