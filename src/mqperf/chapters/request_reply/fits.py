@@ -103,8 +103,9 @@ def fit_all(pts: pd.DataFrame, **identity) -> FitSet:
 
 def fits_table(fits: FitSet) -> pd.DataFrame:
     def columns(r) -> dict:
-        return {"model": "USL" if r.model == "usl" else "Amdahl", "λ (requests/s per client)": r.lam, "σ": r.sigma,
-                "κ": r.kappa, "peak at (clients)": _finite(r.peak_n()), "peak or limit (requests/s)": _finite(r.peak_x()),
+        return {"model": "USL" if r.model == "usl" else "Amdahl", f"{prose.symbol('lam')} (requests/s per client)": r.lam,
+                prose.symbol("sigma"): r.sigma, prose.symbol("kappa"): r.kappa, "peak at (clients)": _finite(r.peak_n()),
+                "peak or limit (requests/s)": _finite(r.peak_x()),
                 "residual df": r.df_resid, "identification": r.identification}
 
     table = fits.table(columns)
