@@ -33,7 +33,7 @@ def log_io_what_if(src, points: pd.DataFrame, fits: FitSet, plan_b: float):
         row = {"gain at b (%)": g, "messages per commit b": b, "commit time before (µs)": r.t_c * 1e6,
                "commit time after (µs)": t_c * 1e6, "commit time cut (%)": (1 - t_c / r.t_c) * 100}
         for other in sorted({10.0, float(plan_b)}):
-            row[f"gain at {prose.num(other, 6)} per commit (%)"] = (
+            row[f"gain at {prose.given(other)} per commit (%)"] = (
                 batching.throughput(other, t_c, r.t_m) / batching.throughput(other, r.t_c, r.t_m) - 1) * 100
         rows.append(row)
     return pd.DataFrame(rows), None
@@ -45,7 +45,7 @@ def _msgs(b: float) -> str:
 
 def what_if_sentence(table: pd.DataFrame, plan_b: float) -> str:
     cut, gain = table["commit time cut (%)"], table["gain at b (%)"]
-    at_plan = table[f"gain at {prose.num(float(plan_b), 6)} per commit (%)"]
+    at_plan = table[f"gain at {prose.given(float(plan_b))} per commit (%)"]
     return (f"A commit {prose.num(cut.min())} to {prose.pct(cut.max())} shorter explains gains of "
             f"{prose.num(gain.min())} to {prose.pct(gain.max())} at {_msgs(table['messages per commit b'].iloc[0])} "
             f"per commit; the same commit would add only {prose.num(at_plan.min())} to "
