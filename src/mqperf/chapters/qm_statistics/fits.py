@@ -1,4 +1,13 @@
-"""The qm_statistics chapter's arithmetic, tables and sentences (see :mod:`mqperf.chapters.qm_statistics`)."""
+"""Your queue manager from its statistics: intervals, busy periods, and the rates, log, commits,
+connections and CPU they add up to.
+
+Busy periods come from :mod:`mqperf.models.intervals` (Otsu's split of log rates, accepted only
+with the ``min_contrast``); a rate over several intervals is their total count over their total
+length, never a mean of rates. The log bytes per persistent message are set beside MP16's figures
+(:func:`mp16`: the get's two points give l_m and l_c of L(b) = l_m + l_c/b exactly, the put takes
+the get's l_c), the connection rate is priced with the client connection costs chapter's figures.
+Frames come out with the column names the report shows.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf.chapters.qm_statistics import ALL, APART, COUNTS, RATE, TOTAL
 from mqperf.errors import DataError
 from mqperf.models import intervals
-from mqperf.present import charts, prose
 from mqperf.present.text import markdown as md_text
-
-COUNTS = ["puts", "persistent_puts", "gets", "commits", "log_write_bytes", "connects", "disconnects", "cpu_s"]
-MISSING_LOG = ("The data has no log bytes (log_write_bytes: SMF statistics have them in QJST; amqsevt and amqsrua "
-               "MQI statistics do not), so the log section cannot be shown.")
-ALL = "(one queue manager)"
-#: The rate busy periods are found from, as the chart's lines and the sentences name it.
-TOTAL = "puts + gets/s"
-RATE = "puts + gets/s"
-SAID = "messages put and got per second"
 
 
 def prepare(frame: pd.DataFrame) -> pd.DataFrame:
@@ -39,21 +39,6 @@ def prepare(frame: pd.DataFrame) -> pd.DataFrame:
         raise DataError(str(row.get("source", "data")), f"queue manager {row['qmgr']} has two intervals starting "
                                                         f"at {row['start']}", column="start")
     return out.sort_values(["qmgr", "time"]).reset_index(drop=True)
-
-
-def what_was_read(stats: pd.DataFrame, *, synthetic: bool) -> str:
-    qms = list(dict.fromkeys(stats["qmgr"]))
-    cols = [c for c in COUNTS if c in stats and stats[c].notna().any()]
-    missing = [c for c in COUNTS if c not in cols]
-    text = (f"The data holds statistics intervals from {prose.count(len(qms), 'queue manager')} "
-            f"({prose.listing(md_text(q) for q in qms)}; the table below gives each one's time span), with {prose.listing([f'`{c}`' for c in cols]) or 'no counts'}.")
-    if missing:
-        text += f" It has no {prose.listing([f'`{c}`' for c in missing], 'or')}: the sections that need them say so."
-    if synthetic:
-        text += (" This is the book's sample, **synthetic**: a generated queue manager day "
-                 "(`tools/make_qm_statistics_example.py`, `data/examples/qm_statistics.csv`), not a measurement. "
-                 "Run the chapter on your own SMF or amqsevt output to read your queue managers.")
-    return text
 
 
 @dataclass
@@ -87,13 +72,10 @@ def find_busy(stats: pd.DataFrame, *, min_contrast: float) -> Busy:
     return Busy(stats, pd.DataFrame(found, columns=cols), reasons, thresholds, contrasts)
 
 
-#: Queue managers up to which the chart draws puts and gets apart beside their sum.
-APART = 4
-
-
-def rates_chart(stats: pd.DataFrame, periods: pd.DataFrame):
-    """Per queue manager, the rate the busy periods are found from (puts + gets per second), and with few
-    queue managers puts and gets apart: the sentences' rate is a line of the chart."""
+def rates_frame(stats: pd.DataFrame, periods: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(rates, bands) for the rates chart: per queue manager, the rate the busy periods are found from
+    (puts + gets per second), and with few queue managers puts and gets apart (the sentences' rate is a
+    line of the chart); the busy periods as bands. Times are ISO strings."""
     rows = []
     when = stats["time"].dt.strftime("%Y-%m-%dT%H:%M:%S")
     qm = stats["qmgr"].astype(str)
@@ -104,8 +86,7 @@ def rates_chart(stats: pd.DataFrame, periods: pd.DataFrame):
     frame = pd.concat(rows, ignore_index=True).dropna()
     bands = periods.assign(start=periods["start"].dt.strftime("%Y-%m-%dT%H:%M:%S"),
                            end=periods["end"].dt.strftime("%Y-%m-%dT%H:%M:%S"))[["start", "end"]] if len(periods) else None
-    return charts.timeline(frame, time="time", y="rate", colour="line", y_title="messages per second",
-                           title="Message rates per interval: puts + gets (busy periods shaded)", bands=bands)
+    return frame, bands
 
 
 def total_rate(s: pd.DataFrame, col: str) -> float:
@@ -139,35 +120,6 @@ def periods_table(periods: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"queue manager": periods["qmgr"], "from": periods["start"].dt.strftime("%Y-%m-%d %H:%M"),
                          "to": periods["end"].dt.strftime("%Y-%m-%d %H:%M"), "intervals": periods["intervals"],
                          f"mean ({RATE})": periods["mean_msg_s"], f"peak ({RATE})": periods["peak_msg_s"]})
-
-
-def _span(start: pd.Timestamp, end: pd.Timestamp, one_day: bool) -> str:
-    """A period as sentences give it: clock times on a one-day file, dates and times otherwise."""
-    if one_day:
-        return f"from {start:%H:%M} to {end:%H:%M}"
-    return f"from {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}"
-
-
-def busy_reading(found: Busy) -> str:
-    per = found.periods
-    stats = found.stats
-    one_day = stats["time"].dt.normalize().nunique() == 1 if len(stats) else True
-    parts = []
-    for qm, g in per.groupby("qmgr", sort=False):
-        longest = g.loc[(g["end"] - g["start"]).idxmax()]
-        parts.append(f"{md_text(qm)} has {prose.count(len(g), 'busy period')} (intervals at or above "
-                     f"{prose.num(found.thresholds[qm])} {SAID}); the longest runs "
-                     f"{_span(longest['start'], longest['end'], one_day)} at {prose.num(longest['mean_msg_s'])} "
-                     "per second on average (its puts and gets over its length)")
-    text = ("Busy intervals are found per queue manager from its puts + gets per second, by splitting its "
-            "interval rates into two groups (Otsu's rule on log rates) and accepted only when the busy group's "
-            "median is at least the `min_contrast` multiple of the quiet group's. ")
-    if parts:
-        text += prose.paragraph(*[p + "." for p in parts])
-    flat = [found.reasons[q] for q in found.reasons]
-    if flat:
-        text += " No busy period: " + "; ".join(flat) + "."
-    return text
 
 
 def _scope(g: pd.DataFrame) -> pd.DataFrame:
@@ -241,32 +193,6 @@ def published_log_table(published: pd.DataFrame) -> pd.DataFrame:
                          "log bytes per message": published["log_bytes_per_msg"]})
 
 
-def log_reading(log: pd.DataFrame, published: pd.DataFrame) -> str:
-    if log.empty:
-        return ""
-    text = []
-    for row in log.to_dict("records"):
-        where = "in its busy intervals" if row["intervals"] == "busy" else "over all its intervals"
-        if not pd.notna(row["log (MB/s) mean"]):
-            text.append(f"{md_text(row['queue manager'])} has no log write counts {where}, so its log is not measured.")
-            continue
-        line = f"{md_text(row['queue manager'])} wrote {prose.num(row['log (MB/s) mean'])} MB/s of log {where}"
-        b = row.get("log bytes per persistent message", math.nan)
-        if b == b:
-            line += f", {prose.num(b)} bytes per persistent message"
-            if row.get("MP16 at b (bytes)", math.nan) == row.get("MP16 at b (bytes)", math.nan) and "MP16 at b (bytes)" in row:
-                line += (f": {prose.num(row['× MP16 at b'])} times the {prose.num(row['MP16 at b (bytes)'])} bytes the "
-                         f"book's MP16 figures give a 1 KB message put and got at its "
-                         f"{prose.num(row['messages per commit b'])} operations per commit (l_m + l_c/b for the put "
-                         "and the get; larger messages log more)")
-            elif "MP16, one per commit (bytes)" in row:
-                line += (f"; without commit counts the unit of work is unknown, and the book's MP16 figures give a "
-                         f"1 KB message from {prose.num(row['MP16, large units of work (bytes)'])} bytes (large units "
-                         f"of work) to {prose.num(row['MP16, one per commit (bytes)'])} (one per commit)")
-        text.append(line + ".")
-    return prose.paragraph(*text)
-
-
 def commit_table(stats: pd.DataFrame, found: Busy) -> pd.DataFrame:
     if "commits" not in stats or not (stats["commits"] > 0).any():
         return pd.DataFrame()
@@ -284,23 +210,6 @@ def commit_table(stats: pd.DataFrame, found: Busy) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def commit_reading(commits: pd.DataFrame, published: pd.DataFrame) -> str:
-    if commits.empty:
-        return ""
-    gets = published[published["operation"] == "get_commit"].sort_values("msgs_per_commit")
-    ref = ""
-    if len(gets) >= 2:
-        a, b = gets.iloc[0], gets.iloc[-1]
-        ref = (f" MP16's figures show why it matters: a 1 KB message got with {prose.num(a['msgs_per_commit'])} per "
-               f"commit logs {prose.num(a['log_bytes_per_msg'])} bytes, with {prose.num(b['msgs_per_commit'])} per commit "
-               f"{prose.num(b['log_bytes_per_msg'])} bytes.")
-    parts = [f"{md_text(r['queue manager'])} commits every {prose.num(r['messages per commit'])} messages (puts and gets) "
-             f"on average" if pd.notna(r["messages per commit"]) else
-             f"{md_text(r['queue manager'])} has no commit or message counts in these intervals, so its unit of work is "
-             "not measured" for r in commits.to_dict("records")]
-    return prose.paragraph(*[p + "." for p in parts]) + ref
-
-
 def connection_table(stats: pd.DataFrame, found: Busy, costs: pd.DataFrame) -> pd.DataFrame:
     if "connects" not in stats or stats["connects"].isna().all():
         return pd.DataFrame()
@@ -314,23 +223,6 @@ def connection_table(stats: pd.DataFrame, found: Busy, costs: pd.DataFrame) -> p
                          "CPU per connect (µs)": float(c.cpu_us), "peak connects/s": peak,
                          "CPU at peak (s/h)": peak * c.cpu_us * 3600 / 1e6})
     return pd.DataFrame(rows)
-
-
-def connection_reading(stats: pd.DataFrame, conn: pd.DataFrame) -> str:
-    if conn.empty:
-        return ""
-    parts = []
-    for qm, g in conn.groupby("queue manager", sort=False):
-        lo, hi = g["CPU at peak (s/h)"].min(), g["CPU at peak (s/h)"].max()
-        if not (pd.notna(g["peak connects/s"].iloc[0]) and pd.notna(lo) and pd.notna(hi)):
-            parts.append(f"{md_text(qm)} has no connect counts in its intervals, so its connection cost is not priced")
-            continue
-        parts.append(f"{md_text(qm)} peaks at {prose.num(g['peak connects/s'].iloc[0])} connects per second: "
-                     f"{prose.num(lo)} to {prose.num(hi)} CPU seconds per hour at the published costs, depending on "
-                     "the listener and SHARECNV")
-    return prose.paragraph(*[p + "." for p in parts]) + (
-        " The costs are the client connection costs chapter's measurements (a z/OS queue manager, plain TCP); "
-        "TLS adds to them, as that chapter shows.")
 
 
 def cpu_table(stats: pd.DataFrame, found: Busy) -> pd.DataFrame:

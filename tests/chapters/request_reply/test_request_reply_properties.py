@@ -5,15 +5,20 @@ Datasets come from exact MVA (the chapter's own model) with random demands, thin
 counts and noise, with the optional columns present or not, plus rows pushed off Little's law.
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import props
 from mqperf.errors import DataError, ModelError
 from mqperf.models import mva
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
+import props  # noqa: E402
 
 CHAPTER = "request_reply"
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,

@@ -2,21 +2,23 @@
 readings of ranged points, checks and planning, on the book's data and on a reader's."""
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from mqperf.chapters import _kafka_persistent_uow_log as logs
-from mqperf.chapters import _kafka_persistent_uow_parts as parts
 from mqperf.chapters import kafka_persistent_uow as chapter
+from mqperf.chapters.kafka_persistent_uow import fits
 from mqperf.data import views
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing, Text
 
-import props
-from props import run
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
+import props  # noqa: E402
+from props import run  # noqa: E402
 
 CH = "kafka_persistent_uow"
 
@@ -38,7 +40,7 @@ frame = props.table
 
 
 def book_points(b_read=None):
-    return parts.throughput_points(views.open("kafka_uow_rates", CH), b_read)
+    return fits.throughput_points(views.open("kafka_uow_rates", CH), b_read)
 
 
 # -- the book's data -------------------------------------------------------------------------------
@@ -137,14 +139,14 @@ def test_mixed_fit_cannot_tell_put_from_get():
     assert at_one["mixed fit (bytes/msg)"].iloc[0] == pytest.approx((2088 + 492) / 2, rel=1e-3)
     assert (at_one["error (%)"].abs() > 30).all()
     assert "one residual degree of freedom, so it reports intervals" in r.sentences()["mixed_text"]
-    log = logs.log_points(views.open("kafka_log_bytes", CH, "log_bytes"), pd.DataFrame())
-    assert logs.mixed_fit(log[log["operation"] == "get_commit"]) is None
+    log = fits.log_points(views.open("kafka_log_bytes", CH, "log_bytes"), pd.DataFrame())
+    assert fits.mixed_fit(log[log["operation"] == "get_commit"]) is None
 
 
 def test_book_references_are_the_one_task_source_rates():
-    refs = parts.references("book", None)
+    refs = fits.references("book", None)
     assert sorted(refs["rate_msg_s"]) == [28000, 28776]
-    assert len(parts.references("", 20000)) == 1 and parts.references("", None).empty
+    assert len(fits.references("", 20000)) == 1 and fits.references("", None).empty
 
 
 def test_commit_time_what_if_reproduces_the_gain_and_predicts_less_at_large_batches():

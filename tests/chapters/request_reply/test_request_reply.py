@@ -4,6 +4,8 @@ in one line."""
 
 import importlib.util
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,7 +14,9 @@ import pytest
 from conftest import ROOT
 from mqperf.errors import DataError
 from mqperf.present.results import Missing
-import props
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
+import props  # noqa: E402
 
 CHAPTER = "request_reply"
 EXAMPLE = ROOT / "data" / "examples" / "request_reply.csv"

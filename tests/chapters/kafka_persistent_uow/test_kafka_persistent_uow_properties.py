@@ -7,6 +7,8 @@ operations, unicode and "/" in names, and ~20,000 interval rows.
 """
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,10 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import props
-from mqperf.chapters import _kafka_persistent_uow_parts as parts
+from mqperf.chapters.kafka_persistent_uow import fits as uow_fits
 from mqperf.errors import DataError, ModelError
 from mqperf.models import batching
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
+import props  # noqa: E402
 
 CH = "kafka_persistent_uow"
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
@@ -69,7 +73,7 @@ def check(r, fraction, plan_b):
         rows = plan[plan["series"] == name].set_index("why")
         asked = rows.loc["asked for (plan_batch)"]
         assert asked["rate (msg/s)"] == pytest.approx(float(res.predict([plan_b])[0]))
-        if parts.batch_known(res):  # the data tell both times: the planning row exists
+        if uow_fits.batch_known(res):  # the data tell both times: the planning row exists
             need = rows.iloc[0]
             assert need["messages per commit"] == max(1, math.ceil(round(res.batch_for_fraction(fraction), 9)))
             # The smallest such unit of work: it reaches the fraction, one fewer does not.
