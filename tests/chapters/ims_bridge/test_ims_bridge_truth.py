@@ -18,7 +18,7 @@ the coupling facility's busy share. For every kind of sentence a rule says when 
 * answers and text: ``Results.answers`` set; no "–" for a number, no doubled sentence, names as
   given.
 
-``python tests/chapters/test_ims_bridge_truth.py`` prints the false sentences by class.
+``python tests/chapters/ims_bridge/test_ims_bridge_truth.py`` prints the false sentences by class.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import pytest
 from mqperf.errors import DataError, ModelError
 from mqperf.models import evidence
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
 CHAPTER = "ims_bridge"

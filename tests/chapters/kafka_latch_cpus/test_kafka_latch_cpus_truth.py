@@ -18,7 +18,7 @@ For every kind of sentence a rule says when it is false against the truth:
 * answers: ``Results.answers`` set (the report says what it checks against the measured range);
 * text: no "–" where a number belongs, no passage said twice, names printed as given.
 
-``python tests/chapters/test_kafka_latch_cpus_truth.py`` prints the false sentences by class.
+``python tests/chapters/kafka_latch_cpus/test_kafka_latch_cpus_truth.py`` prints the false sentences by class.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import pytest
 from mqperf.errors import DataError, ModelError
 from mqperf.models import queueing
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
 CHAPTER = "kafka_latch_cpus"

@@ -1,14 +1,16 @@
-"""The IMS bridge chapter's fits and planning arithmetic.
+"""The IMS bridge chapter's fits, its choice among them, and its planning arithmetic.
 
 * :func:`points` averages a file's rows to one point per series, basis and CPU count.
 * :func:`fit_all` fits what the points can identify, per series: Amdahl's law and the
   bottleneck model (two parameters) from two distinct CPU counts, the USL (three) from three,
   all through :mod:`mqperf.models` (a :class:`~mqperf.models.fitset.FitSet` per model).
 * :func:`holdout_largest` and :func:`leave_one_out` predict points a fit did not use.
+* :func:`rank` chooses among the fits (:func:`mqperf.models.selection.rank`) and
+  :func:`cpus_for_rate` plans from them (:mod:`mqperf.models.planning`).
 * :func:`cf_headroom` turns the coupling facility's busy share at the peak into CF time per
-  transaction and asks M/M/c (:mod:`mqperf.models.queueing`) what a higher rate would do.
+  transaction and asks M/M/c (:mod:`mqperf.models.cpu_share`) what a higher rate would do.
 
-Frames keep unrounded values; the chapter module names the columns for people.
+Frames keep unrounded values; the analysis names the columns for people.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ import math
 import numpy as np
 import pandas as pd
 
+from mqperf.chapters.ims_bridge import MODELS, PLAN_LIMIT, SET_APART
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
-from mqperf.models import bottleneck, queueing, usl
+from mqperf.models import bottleneck, cpu_share, planning, selection, usl
 from mqperf.models.fitset import FitSet
-
-MODELS = {"amdahl": "Amdahl's law", "bottleneck": "bottleneck model", "usl": "USL"}
+from mqperf.present.prose import model_name, num
 
 
 def points(frame: pd.DataFrame) -> pd.DataFrame:
@@ -48,7 +50,7 @@ def _fitter(model: str, src=None):
         distinct = np.unique(n).size
         need = 3 if model == "usl" else 2
         if distinct < need:
-            raise ModelError(f"{MODELS[model]} needs at least {need} distinct CPU counts; this series has {distinct}")
+            raise ModelError(f"{model_name(model)} needs at least {need} distinct CPU counts; this series has {distinct}")
         if model == "amdahl":
             return usl.fit(n, x, amdahl_only=True, data_name=name, data_hash=sha)
         if model == "bottleneck":
@@ -68,7 +70,7 @@ def results(fits: dict[str, FitSet]) -> dict[tuple[str, str], object]:
     for model, fs in fits.items():
         for series, r in fs.results.items():
             out[(series, model)] = r
-    return dict(sorted(out.items(), key=lambda kv: (kv[0][0], list(MODELS).index(kv[0][1]))))
+    return dict(sorted(out.items(), key=lambda kv: (kv[0][0], MODELS.index(kv[0][1]))))
 
 
 def limit(model: str, r) -> float:
@@ -82,7 +84,7 @@ def fits_table(fits: dict[str, FitSet]) -> pd.DataFrame:
 
     rows = []
     for (series, model), r in results(fits).items():
-        row = {"series": series, "model": MODELS[model], "formula": r.formula, "points": r.nobs,
+        row = {"series": series, "model": model_name(model), "key": model, "formula": r.formula, "points": r.nobs,
                "lam": r.lam, "sigma": r.params.get("sigma", np.nan), "kappa": r.params.get("kappa", np.nan),
                "x_max": r.params.get("x_max", np.nan), "limit": limit(model, r),
                "at_cpus": r.knee() if model == "bottleneck" else r.peak_n(),
@@ -96,7 +98,7 @@ def parameter_table(fits: dict[str, FitSet]) -> pd.DataFrame:
     parts = []
     for model, fs in fits.items():
         if fs.results:
-            parts.append(fs.parameters().assign(model=MODELS[model]))
+            parts.append(fs.parameters().assign(model=model_name(model)))
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
@@ -110,18 +112,14 @@ def unfitted(fits: dict[str, FitSet]) -> dict[str, str]:
 
 
 def curves(fits: dict[str, FitSet], n_max: float, points: int = 61) -> pd.DataFrame:
+    """Every fit on a grid of ``points`` CPU counts from 1 to ``n_max``, with its bands where it has
+    them (:meth:`FitSet.curves`), one series per fit ("<series>: <model>"), series first."""
     grid = np.linspace(1, n_max, points)
-    parts = []
-    for (series, model), r in results(fits).items():
-        frame = pd.DataFrame({"x": grid, "fit": r.predict(grid), "lower": np.nan, "upper": np.nan,
-                              "pred_lower": np.nan, "pred_upper": np.nan})
-        if r.df_resid > 0 and r.cov is not None:
-            band = r.bands(grid)  # confidence (the curve) and prediction (a new measurement)
-            for col in ("lower", "upper", "pred_lower", "pred_upper"):
-                frame[col] = band[col].to_numpy()
-        frame["series"] = f"{series}: {MODELS[model]}"
-        parts.append(frame)
-    return pd.concat(parts, ignore_index=True)
+    parts = [fs.curves(grid, y="fit").assign(model=model) for model, fs in fits.items() if fs.results]
+    out = pd.concat(parts, ignore_index=True)
+    out = out.assign(order=out["model"].map(MODELS.index)).sort_values(["series", "order"], kind="stable")
+    out["series"] = out["series"] + ": " + out["model"].map(model_name)
+    return out.drop(columns=["model", "order"]).reset_index(drop=True)
 
 
 def holdout_largest(pts: pd.DataFrame) -> pd.DataFrame:
@@ -132,14 +130,14 @@ def holdout_largest(pts: pd.DataFrame) -> pd.DataFrame:
         rest, held = g[g["cpus"] < top], g[g["cpus"] == top]
         if rest["cpus"].nunique() < 2:
             continue
-        for model in ("amdahl", "bottleneck", "usl"):
+        for model in MODELS:
             try:
                 r = _fitter(model)(rest)
             except ModelError:
                 continue
             for h in held.itertuples():
                 pred = float(r.predict([h.cpus])[0])
-                rows.append({"series": series, "model": MODELS[model],
+                rows.append({"series": series, "model": model_name(model),
                              "fitted_on": ", ".join(f"{int(c)}" for c in sorted(rest["cpus"].unique())),
                              "cpus": int(h.cpus), "measured": h.rate_tps, "predicted": pred,
                              "error_pct": (pred - h.rate_tps) / h.rate_tps * 100})
@@ -155,16 +153,12 @@ def leave_one_out(pts: pd.DataFrame, fits: dict[str, FitSet]) -> pd.DataFrame:
         if sub.empty:
             continue
         table = fits[model].leave_one_out(sub, "series", "cpus", "rate_tps", _fitter(model))
-        parts.append(table.assign(model=MODELS[model]))
+        parts.append(table.assign(model=model_name(model)))
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
     out = out[out["predicted"].notna()]
     return out[["series", "model", "cpus", "measured", "predicted", "error %"]].reset_index(drop=True)
-
-
-#: The most CPUs a planning answer searches for the USL and Amdahl's law.
-PLAN_LIMIT = 4096
 
 
 def cpus_for_rate(fits: dict[str, FitSet], target: float, n_max: int, ranking: pd.DataFrame | None = None,
@@ -177,8 +171,9 @@ def cpus_for_rate(fits: dict[str, FitSet], target: float, n_max: int, ranking: p
     for (series, model), r in results(fits).items():
         # The answer follows the model (up to PLAN_LIMIT CPUs), not max_cpus: a count past max_cpus
         # is given and said to be more than the plan allows, never left out.
-        need = r.n_for_rate(target) if model == "bottleneck" else r.n_for_rate(target, n_max=PLAN_LIMIT)
-        row = {"series": series, "model": MODELS[model], "cpus": need if need is not None else np.nan,
+        need = r.n_for_rate(target) if model == "bottleneck" else planning.first_reaching(r.predict, target,
+                                                                                          limit=PLAN_LIMIT)
+        row = {"series": series, "model": model_name(model), "cpus": need if need is not None else np.nan,
                "limit": limit(model, r), "reachable": need is not None,
                "within": need is not None and need <= n_max}
         if ranking is not None and len(ranking):
@@ -206,44 +201,27 @@ def cf_point(pts: pd.DataFrame) -> dict | None:
 
 def cf_time_per_transaction_us(cf: dict) -> float:
     """CF processor time per transaction: busy share × processors / rate (µs)."""
-    return cf["busy_pct"] / 100 * cf["processors"] / cf["rate_tps"] * 1e6
+    return cpu_share.time_per_unit_us(cf["busy_pct"], cf["processors"], cf["rate_tps"])
 
 
 def cf_processors_needed(cf: dict, rate_tps: float, max_utilisation: float) -> int:
     """Fewest CF processors keeping utilisation at or below ``max_utilisation`` at ``rate_tps``."""
-    return max(1, math.ceil(rate_tps * cf_time_per_transaction_us(cf) / 1e6 / max_utilisation - 1e-12))
+    return cpu_share.processors_needed(rate_tps, cf_time_per_transaction_us(cf), max_utilisation)
 
 
 def cf_headroom(cf: dict, rates_tps, *, processors, max_utilisation: float) -> pd.DataFrame:
-    """CF utilisation, Erlang C and mean queueing in service times at each rate and CF size.
+    """CF utilisation, Erlang C and mean queueing in service times at each rate and CF size
+    (:func:`mqperf.models.cpu_share.headroom`).
 
     Assumes CF time per transaction stays what it was at the measured point (one point: the
     CF work per transaction cannot be checked against a second measurement).
     """
-    if not 0 < max_utilisation < 1:
-        raise ModelError("max_utilisation must be between 0 and 1")
-    per_tx = cf_time_per_transaction_us(cf) / 1e6
-    rows = []
-    for rate in rates_tps:
-        load = rate * per_tx  # offered load in CF processors (erlangs)
-        for c in processors:
-            rho = load / c
-            stable = rho < 1
-            rows.append({"rate_tps": float(rate), "cf_processors": int(c), "busy_pct": 100 * rho,
-                         "p_wait_pct": 100 * queueing.erlang_c(c, load) if stable else np.nan,
-                         "wait": queueing.mmc_wait(load, 1.0, c) if stable else np.nan,
-                         "stable": stable, "within_max": rho <= max_utilisation})
-    return pd.DataFrame(rows)
+    return cpu_share.headroom(cf_time_per_transaction_us(cf), rates_tps, processors=processors,
+                              max_utilisation=max_utilisation).rename(columns={"rate": "rate_tps",
+                                                                               "processors": "cf_processors"})
 
 
 # -- which fit the data accept -------------------------------------------------------------------
-
-#: A fit is set apart by AICc when it trails the best by more than this. Burnham and Anderson
-#: (2002, §2.6) give a model within 2 of the best substantial support and one 4 to 7 behind
-#: considerably less: planning answers leave the data, where the fits part most, so a fit
-#: keeps its place in the range until it trails by more than 4.
-SET_APART = 4.0
-
 
 def _kappa_may_be_zero(fit) -> bool:
     """κ held at 0, or its 95 % interval reaching 0: the USL's own data keep Amdahl's law (κ = 0)."""
@@ -256,13 +234,13 @@ def _kappa_may_be_zero(fit) -> bool:
 def rank(fits: dict[str, FitSet], pts: pd.DataFrame) -> pd.DataFrame:
     """Per series, the fits ranked by AICc and tested for lack of fit against any replicates.
 
-    AICc = n ln(SSR/n) + 2K + 2K(K+1)/(n − K − 1) over the series' points (K = the parameters
-    the fit estimates, one held on a bound not counted, plus the noise; Burnham & Anderson
-    2002, eqs. 2.1, 2.14); it needs n > K + 1 and some scatter. ``accepted``: the lowest AICc
-    and any within :data:`SET_APART` of it, and every fit the points cannot rank (the data do not set it
-    apart), less any whose lack of fit the replicates' scatter rejects (F-test); when that
-    leaves none, all of them. Amdahl's law (the USL at κ = 0) is kept beside an accepted USL
-    whose κ interval reaches 0. ``verdict`` says which, in words for the table.
+    AICc over the series' points (:func:`mqperf.models.selection.gaussian_aicc`; the parameters
+    the fit estimates, one held on a bound not counted, plus the noise: K) needs n > K + 1 and some
+    scatter; the fits that have one are ranked by :func:`mqperf.models.selection.rank` with the
+    threshold :data:`SET_APART`. ``accepted``: the fits the ranking keeps, and every fit the points
+    cannot rank (the data do not set it apart), less any whose lack of fit the replicates' scatter
+    rejects (F-test); when that leaves none, all of them. Amdahl's law (the USL at κ = 0) is kept
+    beside an accepted USL whose κ interval reaches 0. ``verdict`` says which, in words for the table.
     """
     from mqperf.models.differences import lack_of_fit
 
@@ -270,18 +248,17 @@ def rank(fits: dict[str, FitSet], pts: pd.DataFrame) -> pd.DataFrame:
     sd = aggregate.sd_column("rate_tps")
     for (series, model), r in results(fits).items():
         g = pts[pts["series"] == series]
-        n, big_k = r.nobs, r.df_model + 1
-        aicc = math.nan
-        if r.ssr > 0 and n > big_k + 1:
-            aicc = n * math.log(r.ssr / n) + 2 * big_k + 2 * big_k * (big_k + 1) / (n - big_k - 1)
+        n, k = r.nobs, r.df_model
+        aicc = selection.gaussian_aicc(r.ssr, n, k) if r.ssr > 0 else math.nan
         count = g[aggregate.COUNT].to_numpy(float) if aggregate.COUNT in g else np.ones(len(g))
         spread = g[sd].fillna(0.0).to_numpy(float) if sd in g else np.zeros(len(g))
         predicted = r.predict(g["cpus"].to_numpy(float))
         misses = lack_of_fit(float(np.sum(count * (g["rate_tps"].to_numpy(float) - predicted) ** 2)),
                              len(g) - r.df_model, float(np.sum((count - 1) * spread**2)), int(np.sum(count - 1)),
-                             what=MODELS[model])
-        rows.append({"series": series, "model": MODELS[model], "key": model, "points": n, "K": big_k, "aicc": aicc,
-                     "needs": big_k + 2, "misses": bool(misses.holds), "fit_test": misses.test})
+                             what=model_name(model))
+        rows.append({"series": series, "model": model_name(model), "key": model, "points": n, "K": k + 1,
+                     "ssr": r.ssr, "aicc": aicc, "needs": k + 3, "misses": bool(misses.holds),
+                     "fit_test": misses.test})
     table = pd.DataFrame(rows)
     if table.empty:
         return table.assign(delta=[], accepted=[], verdict=[])
@@ -291,8 +268,12 @@ def rank(fits: dict[str, FitSet], pts: pd.DataFrame) -> pd.DataFrame:
         g = g.copy()
         ranked = g["aicc"].notna()
         g["delta"] = g["aicc"] - (g.loc[ranked, "aicc"].min() if ranked.any() else math.nan)
-        by_aicc = ~ranked | (ranked.sum() < 2) | (g["delta"] <= SET_APART)
-        g["accepted"] = by_aicc & ~g["misses"]
+        kept = set(g["key"])
+        if ranked.sum() >= 2:
+            ranking = selection.rank({row.key: (row.ssr, row.points, row.K - 1) for row in g[ranked].itertuples()},
+                                     threshold=SET_APART)
+            kept = set(g.loc[~ranked, "key"]) | set(ranking.accepted)
+        g["accepted"] = g["key"].isin(kept) & ~g["misses"]
         # Amdahl's law is the USL at κ = 0: while the USL's own interval keeps κ = 0, the data
         # cannot tell whether the rate peaks, and Amdahl's answer stands beside the USL's.
         usl_fit = fitted.get((series, "usl"))
@@ -304,7 +285,7 @@ def rank(fits: dict[str, FitSet], pts: pd.DataFrame) -> pd.DataFrame:
             g["accepted"] = True
         g["verdict"] = [
             ("preferred" if ranked.sum() >= 2 and g["accepted"].sum() == 1 else "not set apart") if ok else
-            ("rejected: misses the replicates" if miss else f"rejected: ΔAICc {d:.3g}")
+            ("rejected: misses the replicates" if miss else f"rejected: ΔAICc {num(d)}")
             for ok, miss, d in zip(g["accepted"], g["misses"], g["delta"])]
-        parts.append(g)
+        parts.append(g.drop(columns="ssr"))
     return pd.concat(parts, ignore_index=True)

@@ -12,16 +12,17 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from mqperf.chapters import _kafka_latch_cpus_calc as calc
+from mqperf.chapters.kafka_latch_cpus import fits as calc
+from mqperf.models import cpu_share
 from mqperf.data import views
 from mqperf.data.views import kafka_latch_cpus as view
-from mqperf.errors import DataError, ModelError
+from mqperf.errors import DataError
 from mqperf.present.results import Missing
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 CHAPTER = "kafka_latch_cpus"
 
@@ -78,36 +79,15 @@ def test_mmc_comparison_matches_the_factorial_formula():
     assert (table["error_pts"] > 0).all()
 
 
-def test_calibrated_load_factor_reproduces_its_run():
-    k = calc.calibrate_load_factor(3, 2.25, 45)
-    assert k > 1  # burstier than Poisson: more waiting than M/M/c at the measured load
-    assert_allclose(share_textbook(3, 2.25 * k), 45, rtol=1e-6)
-
-
-@pytest.mark.parametrize("share", [0, 100])
-def test_calibration_refuses_shares_no_k_reproduces(share):
-    with pytest.raises(ModelError, match="cannot be calibrated"):
-        calc.calibrate_load_factor(3, 2.25, share)
-
-
 def test_cross_calibration_predicts_each_run_from_the_other(book):
     table = frame_of(book, "cross")
     assert len(table) == 2
-    k3 = calc.calibrate_load_factor(3, 2.25, 45)
+    k3 = cpu_share.calibrate_load_factor(3, 2.25, 45)
     row = table[table["calibrated on"].str.startswith("3 CPUs")].iloc[0]
     assert_allclose(row["predicted (%)"], share_textbook(6, 2.82 * k3), rtol=1e-6)
     # The correction calibrated on 3 CPUs does not carry over: it predicts far more than 65 %.
     assert row["error (points)"] > 20
     assert "exactly identified" in book.sentences()["cross_text"]
-
-
-def test_cpus_for_share_is_the_smallest_count_meeting_the_target():
-    need = calc.cpus_for_share(80, 2.82)
-    assert share_textbook(need, 2.82) >= 80
-    assert need - 1 <= 2.82 or share_textbook(need - 1, 2.82) < 80
-    # Scaling the load up can only raise the answer.
-    assert calc.cpus_for_share(80, 2.82, load_factor=1.6) >= need
-    assert calc.cpus_for_share(99.999, 50, max_cpus=4) is None
 
 
 def test_more_cpus_table_changes(book):
@@ -208,9 +188,9 @@ def test_one_run_gives_no_relation_and_says_what_the_plan_uses(tmp_path):
     assert isinstance(r.items["cross"], Missing) and isinstance(r.items["more_cpus"], Missing)
     text = r.sentences()["plan_text"]
     assert "The line in per-CPU busy is not fitted" in text
-    k = calc.calibrate_load_factor(4, 2.8, 50)
-    need = calc.cpus_for_share(80, 3.0, load_factor=k)
-    plain = calc.cpus_for_share(80, 3.0)
+    k = cpu_share.calibrate_load_factor(4, 2.8, 50)
+    need = cpu_share.cpus_for_share(80, 3.0, load_factor=k)
+    plain = cpu_share.cpus_for_share(80, 3.0)
     assert f"needs between {plain} and {need} CPUs" in text
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from mqperf.errors import DataError, ModelError
 from mqperf.models import queueing
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
 CHAPTER = "kafka_latch_cpus"

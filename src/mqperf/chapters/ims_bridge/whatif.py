@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mqperf.chapters import _ims_bridge_fits as f
-from mqperf.present import whatif
+from mqperf.chapters.ims_bridge import fits as f
+from mqperf.present import precision, whatif
 from mqperf.present.prose import num
 
 
@@ -11,8 +11,10 @@ def add(r, cf: dict, sweep, target: float, need: int) -> None:
     """``cf_whatif`` and ``cf_whatif_text`` on ``r``: the controls start at the measured CF point."""
     per_tx = f.cf_time_per_transaction_us(cf)
     ref = sweep[sweep["cf_processors"] == cf["processors"]][["rate_tps", "wait"]]
-    fitted = (f"measured (fixed): {num(cf['processors'])} CF processors {num(cf['busy_pct'], 4)} % busy at "
-              f"{num(cf['rate_tps'], 4)} tx/s; so {num(per_tx, 4)} µs of CF time per transaction (one point: no interval)")
+    # The point the controls start from, as the CF table shows it (table digits, not a sentence's).
+    fitted = (f"measured (fixed): {num(cf['processors'])} CF processors {num(cf['busy_pct'], precision.TABLE)} % "
+              f"busy at {num(cf['rate_tps'], precision.TABLE)} tx/s; so {num(per_tx, precision.TABLE)} µs of CF time "
+              "per transaction (one point: no interval)")
     chart = whatif.erlang_c(per_tx_us=per_tx, servers=cf["processors"], rate=cf["rate_tps"],
                             max_servers=max(2 * need, cf["processors"] + 8), max_rate=2 * max(target, cf["rate_tps"]),
                             reference=ref, fitted_text=fitted,
