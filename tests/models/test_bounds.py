@@ -12,7 +12,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.optimize import curve_fit
 
-from mqperf.chapters import _ims_bridge_fits as ims
+from mqperf.chapters.ims_bridge import fits as ims
 from mqperf.data import views
 from mqperf.models import saturation, usl
 from mqperf.models import _nls

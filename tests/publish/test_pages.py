@@ -61,8 +61,10 @@ def _chapter_texts():
         elif path.suffix == ".md":
             texts[path.stem] = path.read_text()
     # A chapter's errata links may live in its module's about-passages (shown on the book's data).
-    for path in sorted((ROOT / "src" / "mqperf" / "chapters").glob("*.py")):
-        stem = path.stem.lstrip("_")
+    home = ROOT / "src" / "mqperf" / "chapters"
+    for path in sorted(home.rglob("*.py")):
+        # A package's modules belong to the package's chapter; an old-style module to its own.
+        stem = path.parent.name if path.parent != home else path.stem.lstrip("_")
         name = next((c for c in texts if stem.startswith(c)), stem)
         texts[name] = texts.get(name, "") + "\n" + path.read_text(encoding="utf-8")
     return texts
