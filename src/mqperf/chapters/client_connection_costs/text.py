@@ -149,18 +149,18 @@ def blocked_fits(ft, results: dict) -> str:
 
 
 def storm_caption(rate: float, util: float) -> str:
-    return f"{prose.num(rate)} attempts per second, no engine more than {prose.num(util * 100)} % busy"
+    return f"{prose.given(rate)} attempts per second, no engine more than {prose.given(util * 100)} % busy"
 
 
 def storm(rate: float, util: float, lo, hi, bad) -> str:
     """The storm's price for the cheapest and dearest successful connection and the dearest refusal."""
-    parts = [f"At {prose.num(rate)} connection attempts a second, the cheapest successful connection "
+    parts = [f"At {prose.given(rate)} connection attempts a second, the cheapest successful connection "
              f"({prose.quoted(lo['scenario'])}, {prose.num(lo['cpu_us'], unit='µs')}) keeps "
              f"{prose.num(lo['busy_engines'])} engines busy, {prose.num(lo['cpu_s_per_hour'])} CPU seconds an hour"]
     if hi["scenario"] != lo["scenario"]:
         parts.append(f"; the dearest ({prose.quoted(hi['scenario'])}, {prose.num(hi['cpu_us'], unit='µs')}) keeps "
                      f"{prose.num(hi['busy_engines'])} busy and needs {prose.count(int(hi['engines_needed']), 'engine')} "
-                     f"at most {prose.num(util * 100)} % busy")
+                     f"at most {prose.given(util * 100)} % busy")
     if len(bad):
         worst = bad.loc[bad["cpu_us"].idxmax()]
         parts.append(f". A client retrying into the dearest refusal ({prose.quoted(worst['scenario'])}) keeps "
@@ -169,9 +169,9 @@ def storm(rate: float, util: float, lo, hi, bad) -> str:
 
 
 def storm_whatif(rate: float, util: float) -> str:
-    return (f"The control starts at {prose.num(rate)} attempts a second (the dashed rule), "
+    return (f"The control starts at {prose.given(rate)} attempts a second (the dashed rule), "
             f"for the cheapest and dearest successful connection and the dearest refusal; moving it recomputes the "
-            f"busy engines, the CPU seconds an hour and the engines needed at most {prose.num(util * 100)} % busy in "
+            f"busy engines, the CPU seconds an hour and the engines needed at most {prose.given(util * 100)} % busy in "
             "the page.")
 
 

@@ -132,7 +132,7 @@ def _scenario_sentence(row, measured_top=None) -> str:
 def bound_reading(plan: dict, grid: pd.DataFrame) -> str:
     w, rtt = plan["window"], plan["rtt_ms"]
     at10 = plan["window_mb_s"] / 10
-    text = (f"At the planning round trip of {num(rtt, unit='ms')} a {prose.given(w)}-byte window carries at most "
+    text = (f"At the planning round trip of {prose.given(rtt, unit='ms')} a {prose.given(w)}-byte window carries at most "
             f"{num(plan['window_mb_s'], unit='MB/s')}, and at ten times that round trip ({num(10 * rtt, unit='ms')}) "
             f"{num(at10, unit='MB/s')}: the bound falls in proportion to the round trip. ")
     if plan["window_mb_s"] > plan["link_mb_s"]:
@@ -146,12 +146,12 @@ def bound_reading(plan: dict, grid: pd.DataFrame) -> str:
 
 def plan_reading(plan: dict, beyond: str = "", reader: bool = False) -> list[str]:
     target, eff, model = plan["target_mb_s"], plan["effective_mb_s"], plan["modelled_mb_s"]
-    t = num(target, unit="MB/s")
+    t = prose.given(target, unit="MB/s")
     label = f" (extrapolated: {beyond})" if beyond else ""
     whose = (" (parameters, not read from your file: `-p` sets them)" if reader else "")
     first = (f"One channel at the planning parameters{whose} carries {num(model, unit='MB/s')} of the "
              f"{num(eff, unit='MB/s')} its {plan['sending_limit']} allows; the target of {t} needs a window of "
-             f"{num(plan['window_needed'])} bytes at a {num(plan['rtt_ms'], unit='ms')} round trip{label}")
+             f"{num(plan['window_needed'])} bytes at a {prose.given(plan['rtt_ms'], unit='ms')} round trip{label}")
     first += (", which the planning window covers." if plan["window_needed"] <= plan["window"]
               else f", more than the planning window of {prose.given(plan['window'])} bytes.")
     if target > plan["link_mb_s"]:
