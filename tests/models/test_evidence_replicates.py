@@ -43,3 +43,13 @@ def test_holm_never_lowers_a_p_value_and_keeps_the_order():
     assert (adj >= p).all() and (adj <= 1).all()
     assert (np.diff(adj[np.argsort(p, kind="stable")]) >= 0).all()
     assert evidence.holm([]).size == 0
+
+
+def test_holm_family_adjusts_the_tests_and_says_so_leaving_untested_ones():
+    a = evidence.difference(30.0, 2, 2, 100.0, 4)
+    b = evidence.difference(5.0, 2, 2, 100.0, 4)
+    out = evidence.holm_family([a, None, b], "comparisons")
+    assert out[1] is None
+    assert_allclose([out[0][1], out[2][1]], evidence.holm([a[1], b[1]]))
+    assert all("after Holm's correction for the 2 comparisons" in t[2] for t in (out[0], out[2]))
+    assert evidence.holm_family([a], "comparisons") == [a]

@@ -16,7 +16,7 @@ so the report can name the test beside the claim.
 - :func:`interaction` -- "the settings interact": an F-test of the additive model's lack of
   fit against the replicates' pure error (needs replicates in some cell); otherwise no
   interaction may be claimed.
-- :func:`difference`, :func:`holm` -- "costs more than": a t-test of a difference of two cell
+- :func:`difference`, :func:`holm`, :func:`holm_family` -- "costs more than": a t-test of a difference of two cell
   means against the replicates' pooled scatter, Holm-adjusted across a family of comparisons.
 - :func:`within` -- "lies within the measured range": between the smallest and the largest
   measured value, else an extrapolation (and which side).
@@ -199,6 +199,21 @@ def holm(p_values) -> np.ndarray:
         running = max(running, min(1.0, (m - rank) * p[i]))
         adjusted[i] = running
     return adjusted
+
+
+def holm_family(tests: list, what: str) -> list:
+    """``tests`` (:func:`difference` tuples, or None each) with p Holm-adjusted across the family
+    of ``what`` (e.g. "comparisons"), the words saying so; a family of fewer than two is as given."""
+    real = [i for i, t in enumerate(tests) if t is not None]
+    if len(real) < 2:
+        return tests
+    adj = holm([tests[i][1] for i in real])
+    out = list(tests)
+    for i, a in zip(real, adj):
+        t, p, words, df = tests[i]
+        out[i] = (t, float(a), words.rsplit(", p", 1)[0] + f", {_p(a)} after Holm's correction for the "
+                                                           f"{len(real):,} {what}", df)
+    return out
 
 
 def within(value: float, lo: float, hi: float) -> str:

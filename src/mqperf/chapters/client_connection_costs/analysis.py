@@ -8,6 +8,7 @@ import pandas as pd
 from mqperf.chapters.client_connection_costs import CHAPTER, fits as calc, text, whatif
 from mqperf.data import aggregate, views
 from mqperf.errors import ModelError
+from mqperf.models import evidence
 from mqperf.present import charts, prose
 from mqperf.present import whatif as page_whatif
 from mqperf.present.cards import card_name
@@ -52,8 +53,8 @@ def analyse(p: dict):
 
 def _regressions(r, basic, source, runs, pure) -> None:
     diffs = calc.differences(basic)
-    tests = calc.tested([calc.difference_test(row["difference (µs)"], *row["runs"], *pure)
-                         for _, row in diffs.iterrows()], "comparisons")
+    tests = evidence.holm_family([evidence.difference(row["difference (µs)"], *row["runs"], *pure)
+                                  for _, row in diffs.iterrows()], "comparisons")
     shown = diffs.drop(columns=calc.DIFFERENCE_INTERNALS, errors="ignore")
     if len(diffs) and pure[1] > 0:
         shown["runs (from, to)"] = [f"{a:,}, {b:,}" for a, b in diffs["runs"]]
@@ -160,8 +161,8 @@ def _options(r, configs, pure) -> None:
         if us is None or not us.notna().any():
             continue
         rows = inc[us.notna()]
-        tests = calc.tested([calc.difference_test(d, *runs, *pure) for d, runs in
-                             zip(rows[f"{col}_increment_us"], rows[f"{col}_runs"])], "configurations")
+        tests = evidence.holm_family([evidence.difference(d, *runs, *pure) for d, runs in
+                                      zip(rows[f"{col}_increment_us"], rows[f"{col}_runs"])], "configurations")
         if all(t is not None for t in tests):
             shown.loc[rows.index, f"{what.split(' ')[0]} p"] = [text.p_shown(t[1]) for t in tests]
         parts.append(text.option_sentence(what, rows[f"{col}_increment_us"].to_numpy(float),

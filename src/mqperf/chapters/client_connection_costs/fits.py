@@ -11,7 +11,8 @@ The data are CPU microseconds per MQCONNX + MQDISC by configuration. The regress
 Several rows of one configuration are runs of it (the contract: one row per configuration and
 run). The regressions go through their means, one observation per configuration; the rows
 themselves are the replicates every claim of a difference or an interaction is tested against
-(:func:`pure_error`, :func:`interaction_test`, :func:`mqperf.models.evidence.difference`):
+(:func:`pure_error`, :func:`interaction_test`, :func:`mqperf.models.evidence.difference`,
+:func:`mqperf.models.evidence.holm_family`):
 without replicates, a difference is said as measured and no interaction is claimed.
 The connection-storm calculator is :mod:`.whatif`.
 """
@@ -384,23 +385,3 @@ def interaction_test(basic_rows: pd.DataFrame):
         return None
     return evidence.interaction(float(np.sum(np.asarray(add.resid, dtype=float) ** 2)), int(add.df_resid),
                                 ss_pure, df_pure)
-
-
-def difference_test(diff: float, n_a: int, n_b: int, ss_pure: float, df_pure: int):
-    """The t-test of one difference of configuration means (:func:`mqperf.models.evidence.difference`)."""
-    return evidence.difference(diff, n_a, n_b, ss_pure, df_pure)
-
-
-def tested(tests: list, what: str) -> list:
-    """``tests`` ((t, p, words, df) or None each) with p Holm-adjusted across the family, the words saying so."""
-    _p = evidence._p
-    real = [i for i, t in enumerate(tests) if t is not None]
-    if len(real) < 2:
-        return tests
-    adj = evidence.holm([tests[i][1] for i in real])
-    out = list(tests)
-    for i, a in zip(real, adj):
-        t, p, words, df = tests[i]
-        out[i] = (t, float(a), words.rsplit(", p", 1)[0] + f", {_p(a)} after Holm's correction for the "
-                                                           f"{len(real):,} {what}", df)
-    return out
