@@ -52,3 +52,12 @@ def test_link_from_pings_recovers_latency_and_bandwidth():
 def test_bad_input_raises_model_error(call, match):
     with pytest.raises(ModelError, match=match):
         call()
+
+
+def test_batch_for_rate_is_the_smallest_whole_batch_reaching_the_target():
+    size, bandwidth, overhead = 10_240.0, 50e6, 0.002
+    for target in (1e6, 20e6, 40e6, 49e6):
+        b = channel.batch_for_rate(target, size, bandwidth, overhead)
+        assert float(channel.batch_throughput(b, size, bandwidth, overhead)) * size >= target
+        assert b == 1 or float(channel.batch_throughput(b - 1, size, bandwidth, overhead)) * size < target
+    assert channel.batch_for_rate(50e6, size, bandwidth, overhead) is None

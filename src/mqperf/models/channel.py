@@ -29,6 +29,8 @@ queue, and t_batch includes log forces at both ends that grow with message persi
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mqperf.errors import ModelError
@@ -108,3 +110,25 @@ def messages_per_batch(batch_size, batchlim_bytes, message_size):
 def window_needed(rate, rtt):
     """The bandwidth–delay product rate × RTT: the window a rate needs at a round trip."""
     return _pos(rate, "rate") * _pos(rtt, "round-trip time")
+
+
+def batch_for_rate(target, message_size, bandwidth, per_batch_overhead) -> int | None:
+    """The smallest whole batch whose modelled rate reaches ``target`` bytes/s (None: none does,
+    the bandwidth itself being at or below the target).
+
+    Starts from the closed form of :func:`batch_size_for_fraction` at f = target / bandwidth and
+    steps to the whole batch, so rounding never leaves the answer one short.
+    """
+    if target >= bandwidth:
+        return None
+    f = target / bandwidth
+    b = max(1, math.ceil(f / (1 - f) * per_batch_overhead * bandwidth / message_size))
+
+    def rate(n):
+        return float(batch_throughput(n, message_size, bandwidth, per_batch_overhead)) * message_size
+
+    while rate(b) < target:
+        b += 1
+    while b > 1 and rate(b - 1) >= target:
+        b -= 1
+    return b

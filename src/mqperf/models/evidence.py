@@ -16,6 +16,8 @@ so the report can name the test beside the claim.
 - :func:`interaction` -- "the settings interact": an F-test of the additive model's lack of
   fit against the replicates' pure error (needs replicates in some cell); otherwise no
   interaction may be claimed.
+- :func:`difference`, :func:`holm`, :func:`holm_family` -- "costs more than": a t-test of a difference of two cell
+  means against the replicates' pooled scatter, Holm-adjusted across a family of comparisons.
 - :func:`within` -- "lies within the measured range": between the smallest and the largest
   measured value, else an extrapolation (and which side).
 
@@ -157,6 +159,61 @@ def interaction(ss_additive: float, df_additive: int, ss_pure: float, df_pure: i
     p = float(stats.f.sf(f, df_lack, df_pure))
     return Verdict(p < alpha, f"F-test of the additive model's lack of fit against the replicates: "
                               f"F = {f:.2f} on ({df_lack}, {df_pure}) df, {_p(p)}", p)
+
+
+def difference(diff: float, n_a: int, n_b: int, ss_pure: float, df_pure: int):
+    """Two-sided t-test of a difference of two cell means against the pooled replicate scatter:
+    (t, p, words, df), or None without replicates (``df_pure`` 0).
+
+    The pooled standard deviation s = √(SS_pure/df_pure) of one run gives the difference of
+    means a standard error s·√(1/n_a + 1/n_b).
+    """
+    if df_pure <= 0:
+        return None
+    from scipy import stats
+
+    s = math.sqrt(ss_pure / df_pure)
+    se = s * math.sqrt(1 / n_a + 1 / n_b)
+    if se == 0:
+        p = 0.0 if diff != 0 else 1.0
+        return (math.inf if diff else 0.0), p, "the replicates agree exactly, so any difference is real", df_pure
+    t = diff / se
+    p = float(2 * stats.t.sf(abs(t), df_pure))
+    return t, p, f"t = {t:.2f} on {df_pure} df, {_p(p)}", df_pure
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values (family-wise error rate).
+
+    A report that tests several differences claims each one whose adjusted p-value is below
+    0.05, so the chance that any claim of the family is false stays at most 5 %.
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = p.size
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def holm_family(tests: list, what: str) -> list:
+    """``tests`` (:func:`difference` tuples, or None each) with p Holm-adjusted across the family
+    of ``what`` (e.g. "comparisons"), the words saying so; a family of fewer than two is as given."""
+    real = [i for i, t in enumerate(tests) if t is not None]
+    if len(real) < 2:
+        return tests
+    adj = holm([tests[i][1] for i in real])
+    out = list(tests)
+    for i, a in zip(real, adj):
+        t, p, words, df = tests[i]
+        out[i] = (t, float(a), words.rsplit(", p", 1)[0] + f", {_p(a)} after Holm's correction for the "
+                                                           f"{len(real):,} {what}", df)
+    return out
 
 
 def within(value: float, lo: float, hi: float) -> str:

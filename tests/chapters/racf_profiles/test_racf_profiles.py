@@ -11,17 +11,18 @@ import pandas as pd
 import pytest
 
 from mqperf import parameters
-from mqperf.chapters import _racf_profiles_parts as parts
+from mqperf.chapters.racf_profiles import fits as parts
+from mqperf.chapters.racf_profiles import text
 from mqperf.chapters import racf_profiles
 from mqperf.data import loader, views
 from mqperf.errors import DataError
 from mqperf.models import racf
 from mqperf.present.results import ABOUT_TITLE, Missing
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "data" / "examples" / "racf_profiles.csv"
 
 
@@ -51,7 +52,7 @@ def test_every_row_agrees_with_itself(rules):
     examples = parts.row_examples(rules, ssid="QMA", qsg="QSG1", queue="SYSTEM.ADMIN.COMMAND.QUEUE").set_index("rule")
     assert (examples["verdict"] == "agrees").all()
     assert examples.loc[6, "profile used"] == "QMA.SYSTEM.**" and examples.loc[7, "profile used"] == "QSG1.SYSTEM.**"
-    assert "all seven rows" in parts.row_reading(examples.reset_index())
+    assert "all seven rows" in text.row_reading(examples.reset_index())
 
 
 def test_grid_and_summary(rules):

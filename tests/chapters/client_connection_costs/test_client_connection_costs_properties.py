@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mqperf.errors import DataError, ModelError
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "client_connection_costs"

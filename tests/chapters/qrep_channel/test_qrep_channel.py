@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from mqperf import parameters
-from mqperf.chapters import _qrep_channel_parts as parts
+from mqperf.chapters.qrep_channel import fits as parts
+from mqperf.chapters.qrep_channel import text
 from mqperf.chapters import qrep_channel
 from mqperf.data import loader, views
 from mqperf.data.views.qrep_channel import recommended
@@ -23,10 +24,10 @@ from mqperf.models import channel
 from mqperf.present.results import ABOUT_TITLE, Missing
 from mqperf.present.tables import Table
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "data" / "examples" / "qrep_channel.csv"
 MiB = 1024 * 1024
 
@@ -84,7 +85,7 @@ def test_planning_past_the_link_says_no_setting_reaches_it():
     plan = parts.plan(rtt_ms=1, window=4 * MiB, message_bytes=102400, batch_size=200, batchlim_kb=5000,
                       link_mb_s=12.5, commit_ms=0, target_mb_s=50)
     assert plan["channels"] is None
-    assert "no window, batch or number of channels reaches it" in " ".join(parts.plan_reading(plan))
+    assert "no window, batch or number of channels reaches it" in " ".join(text.plan_reading(plan))
 
 
 def test_book_scenarios_are_the_recommended_channels():

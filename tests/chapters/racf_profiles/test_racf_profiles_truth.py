@@ -17,7 +17,7 @@ security"), not taken from the chapter. Rules:
 * answers and text: ``Results.answers`` set; no "–" for a number, no doubled sentence, names
   (queues, queue managers) printed as given.
 
-``python tests/chapters/test_racf_profiles_truth.py`` prints the false sentences by class.
+``python tests/chapters/racf_profiles/test_racf_profiles_truth.py`` prints the false sentences by class.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import pytest
 
 from mqperf.errors import DataError, ModelError
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "racf_profiles"

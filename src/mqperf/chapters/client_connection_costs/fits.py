@@ -1,4 +1,4 @@
-"""The numbers of the client connection chapter: frames in, frames and fits out (no wording).
+"""The chapter's fits: configurations, regressions, comparisons and their tests (no wording).
 
 The data are CPU microseconds per MQCONNX + MQDISC by configuration. The regressions use
 :mod:`mqperf.models.costs` (statsmodels formula API, treatment coding):
@@ -11,11 +11,10 @@ The data are CPU microseconds per MQCONNX + MQDISC by configuration. The regress
 Several rows of one configuration are runs of it (the contract: one row per configuration and
 run). The regressions go through their means, one observation per configuration; the rows
 themselves are the replicates every claim of a difference or an interaction is tested against
-(:func:`pure_error`, :func:`interaction_test`, :func:`difference_test`): without replicates,
-a difference is said as measured and no interaction is claimed.
-
-The calculator multiplies a connection (or refused-attempt) rate by a cost per attempt:
-CPU seconds per hour and engines kept busy (:func:`mqperf.models.costs.capacity_table`).
+(:func:`pure_error`, :func:`interaction_test`, :func:`mqperf.models.evidence.difference`,
+:func:`mqperf.models.evidence.holm_family`):
+without replicates, a difference is said as measured and no interaction is claimed.
+The connection-storm calculator is :mod:`.whatif`.
 """
 
 from __future__ import annotations
@@ -25,9 +24,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from mqperf.chapters.client_connection_costs import METHOD_NAMES
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
-from mqperf.models import costs
+from mqperf.models import costs, evidence
 
 FACTORS = ("sharecnv", "listener")
 
@@ -107,9 +107,6 @@ def fit_basic(basic: pd.DataFrame, *, data_name: str | None = None, data_hash: s
             fits[kind] = (None, str(exc))
     return fits
 
-
-METHOD_NAMES = {"chlauth": "CHLAUTH block", "maxinst_maxinstc": "MAXINST/MAXINSTC limit",
-                "invalid_protocol": "invalid protocol"}
 
 
 def humane(term: str) -> str:
@@ -300,57 +297,6 @@ def blocked_fit_table(fits: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# -- planning: the connection-storm calculator -----------------------------------------------------
-
-def scenarios(configs: pd.DataFrame, blocked: pd.DataFrame) -> pd.DataFrame:
-    """Every cost per attempt the data give: successful connections and refusals."""
-    rows = []
-    # Replicated configurations enter once, at their mean cost.
-    configs = configs.groupby(["sharecnv", "listener", "tls", "suppress_x511"], sort=False, as_index=False).agg(
-        cpu_us=("cpu_us", "mean"), basis=("basis", "first"))
-    for r in configs.itertuples():
-        opts = [o for o, on in (("TLS", r.tls), ("X511/X512 suppressed", r.suppress_x511)) if on]
-        label = f"connect SHARECNV({r.sharecnv}) {r.listener}" + (f", {', '.join(opts)}" if opts else "")
-        rows.append({"scenario": label, "kind": "successful", "cpu_us": r.cpu_us, "basis": r.basis})
-    for r in blocked.itertuples():
-        sharecnv = "" if pd.isna(r.sharecnv) else f" SHARECNV({int(r.sharecnv)})"
-        rows.append({"scenario": f"refused: {METHOD_NAMES.get(r.method, r.method)}{sharecnv}", "kind": "refused",
-                     "cpu_us": r.cpu_us, "basis": r.basis})
-    return pd.DataFrame(rows)
-
-
-def storm(rate_per_s: float, table: pd.DataFrame, *, max_utilisation: float) -> pd.DataFrame:
-    """CPU seconds per hour, busy engines and engines needed for ``rate_per_s`` attempts per second."""
-    if rate_per_s < 0:
-        raise ModelError(f"the connection rate must be ≥ 0, not {rate_per_s}")
-    rows = []
-    for r in table.itertuples():
-        cap = costs.capacity_table([rate_per_s], r.cpu_us, max_utilisation=max_utilisation).iloc[0]
-        rows.append({"scenario": r.scenario, "cpu_us": r.cpu_us, "attempts_per_s": rate_per_s,
-                     "cpu_s_per_hour": cap["cpu_s_per_hour"],
-                     "busy_engines": cap["busy_engines"], "engines_needed": int(cap["engines_needed"])})
-    return pd.DataFrame(rows)
-
-
-def rate_for_engines(engines: float, cost_us: float) -> float:
-    """Attempts per second that keep ``engines`` engines busy at ``cost_us`` per attempt."""
-    if engines <= 0 or cost_us <= 0:
-        raise ModelError("engines and cost must be greater than zero")
-    return engines / (cost_us * 1e-6)
-
-
-def storm_curves(table: pd.DataFrame, *, max_rate: float, points: int = 21, max_series: int = 8) -> pd.DataFrame:
-    """Busy engines against attempts per second (0 to ``max_rate``), for at most ``max_series`` scenarios.
-
-    The lines are straight (busy engines = rate × cost); the chart shows their slopes side by
-    side. Scenarios past ``max_series`` are left out so that no two share a colour.
-    """
-    grid = np.round(np.linspace(0, max(max_rate, 1), points), 3)
-    parts = [pd.DataFrame({"attempts_per_s": grid, "busy_engines": grid * r.cpu_us * 1e-6, "scenario": r.scenario})
-             for r in table.head(max_series).itertuples()]
-    return pd.concat(parts, ignore_index=True)
-
-
 def spaces_wide(frame: pd.DataFrame) -> pd.DataFrame:
     """address_space, local_us, shared_us, increase_us from the long breakdown."""
     wide = frame.pivot_table(index="address_space", columns="listener", values="cpu_us", aggfunc="first", sort=False)
@@ -429,8 +375,6 @@ def interaction_test(basic_rows: pd.DataFrame):
     squares less the pure error is what an interaction would explain
     (:func:`mqperf.models.evidence.interaction`). None when fewer than two settings vary.
     """
-    from mqperf.models import evidence
-
     factors = varying_factors(basic_rows)
     if len(factors) < 2:
         return None
@@ -441,71 +385,3 @@ def interaction_test(basic_rows: pd.DataFrame):
         return None
     return evidence.interaction(float(np.sum(np.asarray(add.resid, dtype=float) ** 2)), int(add.df_resid),
                                 ss_pure, df_pure)
-
-
-def difference_test(diff: float, n_a: int, n_b: int, ss_pure: float, df_pure: int):
-    """Two-sided t-test of a difference of two configuration means against the pooled replicate
-    scatter: (t, p, words, df), or None without replicates.
-
-    The pooled standard deviation s = √(SS_pure/df_pure) of one run gives the difference of
-    means a standard error s·√(1/n_a + 1/n_b).
-    """
-    if df_pure <= 0:
-        return None
-    from scipy import stats
-
-    s = math.sqrt(ss_pure / df_pure)
-    se = s * math.sqrt(1 / n_a + 1 / n_b)
-    if se == 0:
-        p = 0.0 if diff != 0 else 1.0
-        return (math.inf if diff else 0.0), p, "the replicates agree exactly, so any difference is real", df_pure
-    t = diff / se
-    p = float(2 * stats.t.sf(abs(t), df_pure))
-    from mqperf.models.evidence import _p
-
-    return t, p, f"t = {t:.2f} on {df_pure} df, {_p(p)}", df_pure
-
-
-def holm(p_values) -> np.ndarray:
-    """Holm's step-down adjustment of a family of p-values (family-wise error rate).
-
-    A report that tests several differences claims each one whose adjusted p-value is below
-    0.05, so the chance that any claim of the family is false stays at most 5 %.
-    """
-    p = np.asarray(p_values, dtype=float)
-    m = p.size
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    adjusted = np.empty(m)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p[i]))
-        adjusted[i] = running
-    return adjusted
-
-
-def tested(tests: list, what: str) -> list:
-    """``tests`` ((t, p, words, df) or None each) with p Holm-adjusted across the family, the words saying so."""
-    from mqperf.models.evidence import _p
-
-    real = [i for i, t in enumerate(tests) if t is not None]
-    if len(real) < 2:
-        return tests
-    adj = holm([tests[i][1] for i in real])
-    out = list(tests)
-    for i, a in zip(real, adj):
-        t, p, words, df = tests[i]
-        out[i] = (t, float(a), words.rsplit(", p", 1)[0] + f", {_p(a)} after Holm's correction for the "
-                                                           f"{len(real):,} {what}", df)
-    return out
-
-
-def p_range(p_values) -> str:
-    """"p < 0.001", "p = 0.03 to 0.2": the p-values of a family, as a test's parenthesis gives them."""
-    from mqperf.models.evidence import _p
-
-    lo, hi = _p(float(np.min(p_values))), _p(float(np.max(p_values)))
-    if lo == hi:
-        return lo if len(p_values) == 1 else f"{lo} each"
-    return f"p from {lo.removeprefix('p ').removeprefix('= ')} to {hi.removeprefix('p ').removeprefix('= ')}"

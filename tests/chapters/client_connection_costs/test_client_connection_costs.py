@@ -14,16 +14,17 @@ import pytest
 from numpy.testing import assert_allclose
 
 from mqperf import parameters
-from mqperf.chapters import _client_connection_costs_calc as calc
+from mqperf.chapters.client_connection_costs import fits as calc
+from mqperf.chapters.client_connection_costs import whatif
 from mqperf.data import views
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "client_connection_costs"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def write(tmp_path, frame, name="mine.csv"):
@@ -139,15 +140,15 @@ def test_refusal_models(book):
 
 def test_storm_calculator():
     table = pd.DataFrame({"scenario": ["a", "b"], "cpu_us": [510.0, 1750.0]})
-    out = calc.storm(1000, table, max_utilisation=0.8).set_index("scenario")
+    out = whatif.storm(1000, table, max_utilisation=0.8).set_index("scenario")
     assert_allclose(out.loc["a", "busy_engines"], 0.51)
     assert_allclose(out.loc["a", "cpu_s_per_hour"], 1000 * 510e-6 * 3600)
     assert out.loc["a", "engines_needed"] == 1
-    out2 = calc.storm(2000, table, max_utilisation=0.8).set_index("scenario")
+    out2 = whatif.storm(2000, table, max_utilisation=0.8).set_index("scenario")
     assert out2.loc["b", "engines_needed"] == math.ceil(2000 * 1750e-6 / 0.8)
-    assert_allclose(calc.rate_for_engines(1, 500), 2000)
+    assert_allclose(whatif.rate_for_engines(1, 500), 2000)
     with pytest.raises(ModelError):
-        calc.storm(-1, table, max_utilisation=0.8)
+        whatif.storm(-1, table, max_utilisation=0.8)
 
 
 def test_storm_sentence_uses_the_planned_rate(tmp_path):
@@ -162,7 +163,7 @@ def test_storm_sentence_uses_the_planned_rate(tmp_path):
 
 
 def test_scenarios_cover_successful_and_refused(configs):
-    s = calc.scenarios(configs, views.open("client_conn_blocked", CHAPTER, "blocked"))
+    s = whatif.scenarios(configs, views.open("client_conn_blocked", CHAPTER, "blocked"))
     assert (s["kind"] == "successful").sum() == 12 and (s["kind"] == "refused").sum() == 5
 
 
@@ -205,14 +206,14 @@ def test_replicates_enter_increments_and_scenarios_once(tmp_path):
     inc = calc.increments(configs)
     assert len(inc) == 2
     assert_allclose(inc.set_index("sharecnv").loc[0, "tls_increment_us"], 890 - 510)
-    s = calc.scenarios(configs, pd.DataFrame(columns=["method", "sharecnv", "cpu_us", "basis"]))
+    s = whatif.scenarios(configs, pd.DataFrame(columns=["method", "sharecnv", "cpu_us", "basis"]))
     assert len(s) == 3
     assert_allclose(s.set_index("scenario").loc["connect SHARECNV(0) local", "cpu_us"], 510)
 
 
 def test_storm_curves_are_rate_times_cost_and_capped_in_series():
     table = pd.DataFrame({"scenario": [f"s{i}" for i in range(10)], "cpu_us": np.arange(1, 11) * 100.0})
-    curves = calc.storm_curves(table, max_rate=2000)
+    curves = whatif.storm_curves(table, max_rate=2000)
     assert curves["scenario"].nunique() == 8
     last = curves[(curves["scenario"] == "s1") & (curves["attempts_per_s"] == 2000)]
     assert_allclose(last["busy_engines"], 2000 * 200e-6)

@@ -17,7 +17,7 @@ files with no measured rates. For every kind of sentence a rule says when it is 
 * answers and text: ``Results.answers`` set; no "–" for a number, no doubled sentence, names as
   given.
 
-``python tests/chapters/test_qrep_channel_truth.py`` prints the false sentences by class.
+``python tests/chapters/qrep_channel/test_qrep_channel_truth.py`` prints the false sentences by class.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import pytest
 
 from mqperf.errors import DataError, ModelError
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "qrep_channel"

@@ -1,10 +1,6 @@
-"""The RACF chapter's tables and sentences (imported by :func:`racf_profiles.analyse`).
-
-Kept apart so that ``mqperf list`` reads the chapter's PARAMETERS without importing pandas.
-The rules themselves (switch order, the article's table as a decision table, generic profile
-matching) are :mod:`mqperf.models.racf`; this module only turns their answers into what the
-chapter shows, and every sentence is made from those answers.
-"""
+"""The chapter's rules at work (nothing here is fitted: RACF's rules are :mod:`mqperf.models.racf`):
+the article's table row by row, the table against the documented order, the article's own advice
+as profiles, and a reader's profiles resolved, each as the frame the chapter shows."""
 
 from __future__ import annotations
 
@@ -12,8 +8,8 @@ import itertools
 
 import pandas as pd
 
+from mqperf.chapters.racf_profiles import VERDICTS
 from mqperf.models import racf
-from mqperf.present import prose
 
 LABELS = {
     "ssid_no_subsys_security": "ssid.NO.SUBSYS.SECURITY", "qsg_no_subsys_security": "qsg.NO.SUBSYS.SECURITY",
@@ -22,22 +18,13 @@ LABELS = {
     "qsg_no_qsg_checks": "qsg.NO.QSG.CHECKS", "ssid_queue_profile": "MQQUEUE ssid.system.*",
 }
 _OUTCOME = {"made": "made", "not_made": "not made"}
-_VERDICTS = ["agrees", "disagrees", "not covered"]
 _LEVEL_KEYS = {"QMGR": ("ssid_no_qmgr_checks", "qsg_no_qmgr_checks", "ssid_yes_qmgr_checks"),
                "QSG": ("ssid_no_qsg_checks", "qsg_no_qsg_checks", "ssid_yes_qsg_checks")}
-#: More queues than this are summarised rather than read one by one.
-BULLETS = 6
 
 
 def _txt(value) -> str:
     return "" if value is None or pd.isna(value) else str(value)
 
-
-def _code(name: str) -> str:
-    return f"`{name}`"
-
-
-# -- the article's table -----------------------------------------------------------------------
 
 def rules_table(rules: pd.DataFrame) -> pd.DataFrame:
     """The table as stated: conditions in words, checks, queue profile."""
@@ -74,38 +61,10 @@ def row_examples(rules: pd.DataFrame, *, ssid: str, qsg: str, queue: str) -> pd.
     return pd.DataFrame(rows)
 
 
-def row_reading(examples: pd.DataFrame) -> str:
-    agree = examples[examples["verdict"] == "agrees"]
-    if len(agree) == len(examples):
-        return (f"On its own rows the table and the documented order agree: all "
-                f"{prose.count(len(examples), 'row')} resolve as the table says, so the table is right about the "
-                "cases it was written for.")
-    off = examples[examples["verdict"] != "agrees"]
-    return (f"Even on its own rows the table and the documented order part: rule "
-            f"{prose.listing(str(x) for x in off['rule'])} {'does' if len(off) == 1 else 'do'} not resolve as the "
-            "table says.")
-
-
-# -- the table against the documented order ----------------------------------------------------
-
 def comparison_summary(table: pd.DataFrame) -> pd.DataFrame:
-    counts = table["verdict"].value_counts().reindex(_VERDICTS, fill_value=0)
+    counts = table["verdict"].value_counts().reindex(VERDICTS, fill_value=0)
     return pd.DataFrame({"the table": ["agrees", "disagrees", "covers none of them"], "combinations": counts.to_numpy(),
                          "share (%)": counts.to_numpy() / len(table) * 100})
-
-
-def comparison_reading(summary: pd.DataFrame) -> str:
-    n = dict(zip(_VERDICTS, summary["combinations"]))
-    share = dict(zip(_VERDICTS, summary["share (%)"]))
-    total = int(summary["combinations"].sum())
-    text = (f"Of the {total:,} combinations the table agrees with the documented order in {n['agrees']:,} "
-            f"({prose.pct(share['agrees'])}), disagrees in {n['disagrees']:,} and has no row for "
-            f"{n['not covered']:,}.")
-    if n["disagrees"] + n["not covered"] == 0:
-        text += " It is complete and right."
-    elif n["agrees"] < n["disagrees"] + n["not covered"]:
-        text += " Outside the cases its rows describe, it is more often wrong or silent than right."
-    return text
 
 
 def _combo_label(keys, values) -> str:
@@ -130,26 +89,6 @@ def level_grid(rules: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def grid_chart(grid: pd.DataFrame):
-    """Levels checked (colour) for each pair of level-switch combinations; the mark is the table's verdict."""
-    import altair as alt
-
-    from mqperf.present import charts
-
-    order_q = list(dict.fromkeys(grid["QMGR-level switches"]))
-    order_g = list(dict.fromkeys(grid["QSG-level switches"]))
-    base = alt.Chart(grid).encode(
-        x=alt.X("QSG-level switches:N", sort=order_g, title="QSG-level switch profiles defined",
-                axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("QMGR-level switches:N", sort=order_q, title="QMGR-level switch profiles defined"),
-        tooltip=["QMGR-level switches:N", "QSG-level switches:N", "levels checked:N", "the table:N"])
-    cells = base.mark_rect(stroke="white").encode(color=alt.Color("levels checked:N", title="levels checked",
-                                                                  scale=alt.Scale(range=charts.PALETTE)))
-    text = base.mark_text(fontSize=14, color="black").encode(text="mark:N")
-    return alt.layer(cells, text).properties(
-        title="Which levels MQ checks; = the table agrees, ≠ disagrees, ? is silent", width=420, height=300)
-
-
 def smallest_cases(table: pd.DataFrame, verdict: str, *, limit: int = 8) -> pd.DataFrame:
     """The combinations with the fewest profiles defined that reach ``verdict``, in words."""
     sub = table[table["verdict"] == verdict].sort_values(["defined", racf.QUEUE_CONDITION], kind="stable")
@@ -161,8 +100,6 @@ def smallest_cases(table: pd.DataFrame, verdict: str, *, limit: int = 8) -> pd.D
                      "table rows": rec["table_rules"] or "none"})
     return pd.DataFrame(rows)
 
-
-# -- the profiles --------------------------------------------------------------------------------
 
 def article_profiles(rules: pd.DataFrame, *, ssid: str, qsg: str) -> racf.Profiles:
     """The article's own advice for one queue manager: row 2 (QSG profiles, ssid.NO.QMGR.CHECKS)
@@ -204,20 +141,6 @@ def profile_counts(frame: pd.DataFrame, profiles: racf.Profiles) -> pd.DataFrame
         {"profiles": int, "generic": int, "discrete": int})
 
 
-def profile_reading(frame: pd.DataFrame, profiles: racf.Profiles) -> str:
-    queue_generic = sum(racf.is_generic(p) for p in profiles.queue)
-    text = (f"{len(frame):,} profiles were read. A queue's profile is chosen among the {len(profiles.queue):,} "
-            f"queue profiles, {queue_generic:,} of them generic: RACF compares the queue's name only with generic "
-            "profiles whose literal leading qualifiers fit it, and a discrete profile of the exact name wins outright.")
-    if profiles.other:
-        n = len(profiles.other)
-        text += (f" {prose.count(n, 'profile').capitalize()} in {'a group class is' if n == 1 else 'group classes are'} "
-                 "not read by MQ for switches or queue checks.")
-    return text
-
-
-# -- what MQ checks ------------------------------------------------------------------------------
-
 def switch_table(result: dict, profiles: racf.Profiles, ssid: str, qsg: str | None) -> pd.DataFrame:
     names = racf.switch_names(ssid, qsg)
     rows = []
@@ -249,56 +172,6 @@ def summary_table(result: dict) -> pd.DataFrame:
         rows.append({"question": f"profile for {first['queue']}", "documented order": first["profile_used"] or "none found",
                      "the article's table": (table.queue_profile or "–") if covered else "–"})
     return pd.DataFrame(rows)
-
-
-def summary_reading(result: dict, qsg: str | None) -> str:
-    checks, table = result["checks"], result["table"]
-    if not checks.security:
-        first = "MQ makes no security checks at all: subsystem security is switched off."
-    elif checks.invalid_combination:
-        first = ("Both checking levels are switched off, which is not valid: MQ issues CSQH026I and checks at both "
-                 "levels.")
-    else:
-        first = f"MQ checks at {checks.levels.replace('only', 'level only').replace('and QSG', 'and QSG levels')}."
-    if table is None:
-        return first + (" The queue manager is in no queue sharing group, so the article's table, written for one, "
-                        "does not apply.")
-    if not table.covered:
-        return first + " No row of the article's table covers these switch profiles: it cannot say what happens."
-    ids = table.rule_ids
-    rows = f"row{'s' if len(ids) > 1 else ''} {prose.listing(str(i) for i in ids)}"
-    if table.levels == checks.levels:
-        return first + f" The article's table ({rows}) agrees."
-    made = {"queue-manager": checks.security and checks.qmgr_level, "queue-sharing-group": checks.security and checks.qsg_level}
-    said = {"queue-manager": bool(table.security and table.qmgr_level),
-            "queue-sharing-group": bool(table.security and table.qsg_level)}
-    extra = [k for k in made if said[k] and not made[k]]
-    missed = [k for k in made if made[k] and not said[k]]
-    parts = []
-    if extra:
-        parts.append(f"it expects {prose.listing(extra)}-level checks that MQ does not make")
-    if missed:
-        parts.append(f"it misses the {prose.listing(missed)}-level checks MQ does make")
-    return first + f" The article's table ({rows}) says {table.levels}: " + "; ".join(parts) + "."
-
-
-def whose_names(frame: pd.DataFrame, ssid: str, qsg: str | None, p: dict) -> str | None:
-    """On a reader's profiles: when the queue manager and group the verdict is for are the
-    parameters' defaults (the book's example names) and the profiles never name them, say so."""
-    from mqperf import parameters
-
-    defaults = parameters.defaults("racf_profiles")
-    at_default = str(p["ssid"]).strip().upper() == str(defaults["ssid"]).upper() and \
-        str(p["qsg"]).strip().upper() == str(defaults["qsg"]).upper()
-    first = set(frame["profile"].astype(str).str.upper().str.split(".").str[0])
-    if not at_default or ssid in first or (qsg and qsg in first):
-        return None
-    named = sorted(q for q in first if q and not any(c in q for c in "*%"))
-    return (f"This verdict is for queue manager {prose.quoted(ssid)}"
-            + (f" in queue sharing group {prose.quoted(qsg)}" if qsg else "")
-            + ", the parameters' defaults (the book's example names), which your profiles never name"
-            + (f"; they name {prose.listing(prose.quoted(q) for q in named[:6])}" if named else "")
-            + ". Set `-p ssid` and `-p qsg` to your queue manager's.")
 
 
 def reasons_table(result: dict) -> pd.DataFrame:
@@ -335,35 +208,6 @@ def queue_table(profiles: racf.Profiles, result: dict, ssid: str, qsg: str | Non
     return out.drop(columns="checked as") if (out["checked as"] == out["queue"]).all() else out
 
 
-def queue_reading(lookups: pd.DataFrame | None, result: dict) -> str | None:
-    if lookups is None:
-        return None
-    if not result["checks"].security:
-        return "With security off no queue profile is consulted."
-    unprotected = lookups[lookups["level"] == "none"]
-    if len(lookups) > BULLETS:
-        text = (f"Of the {len(lookups):,} queues, {len(unprotected):,} have no profile at a level MQ checks."
-                if len(unprotected) else "Every queue named has a profile at a level MQ checks.")
-        return text
-    out = []
-    for rec in lookups.to_dict("records"):
-        name = prose.quoted(rec["queue"])
-        if rec["level"] == "none":
-            out.append(f"{name}: no profile covers it at a level MQ checks, so the article's \"to protect a queue "
-                       "you need\" one of the two is not met.")
-            continue
-        covering = rec[f"profiles covering {rec['level']}.queue"]
-        among = ("the only profile covering the name" if covering == 1
-                 else f"the most specific of {prose.count(int(covering), 'profile')} covering the name")
-        extra = (", after the queue-manager lookup found none: two lookups per open" if rec["lookups per open"] == 2
-                 else "")
-        level = {"ssid": "queue-manager", "qsg": "queue-sharing-group"}[rec["level"]]
-        upper = (f" (as {_code(rec['checked as'])}: the MQQUEUE class holds upper-case profiles)"
-                 if rec.get("checked as", rec["queue"]) != rec["queue"] else "")
-        out.append(f"{name}{upper} is checked against {_code(rec['profile used'])} at {level} level, {among}{extra}.")
-    return prose.bullets(out)
-
-
 def generic_table(profiles: racf.Profiles, ssid: str, qsg: str | None, queues, rules) -> pd.DataFrame | None:
     rows = []
     for key, name in racf.switch_names(ssid, qsg).items():
@@ -381,18 +225,6 @@ def generic_table(profiles: racf.Profiles, ssid: str, qsg: str | None, queues, r
         levels[flag] = res["checks"].levels
     frame.attrs["levels"] = levels
     return frame
-
-
-def generic_reading(generic: pd.DataFrame | None, generic_switches: bool) -> str | None:
-    if generic is None:
-        return None
-    levels = generic.attrs["levels"]
-    used = "the article's reading (generic_switches on)" if generic_switches else "IBM's reading (the default)"
-    if levels[False] == levels[True]:
-        return f"This run uses {used}; read either way MQ checks {levels[False]}, so the difference does not matter here."
-    return (f"This run uses {used}. The readings differ here: with generic switch profiles ignored (IBM) MQ checks "
-            f"{levels[False]}; counted (the article) it would check {levels[True]}. The switch profiles the queue "
-            "manager lists at start-up or after a security refresh tell which reading it followed.")
 
 
 def warnings_table(result: dict) -> pd.DataFrame | None:

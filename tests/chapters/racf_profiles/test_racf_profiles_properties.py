@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from mqperf.errors import DataError, ModelError
 from mqperf.models import racf
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 # No shrinking: each example runs the whole chapter, and a derandomized failure reproduces as drawn.

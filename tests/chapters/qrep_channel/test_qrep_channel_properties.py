@@ -18,13 +18,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from mqperf import parameters
-from mqperf.chapters import _qrep_channel_fits as fitting
-from mqperf.chapters import _qrep_channel_parts as parts
+from mqperf.chapters.qrep_channel import fits as fitting
 from mqperf.data import views
 from mqperf.errors import DataError, ModelError
 from mqperf.models import channel
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 # No shrinking: each example runs the whole chapter, and a derandomized failure reproduces as drawn.
@@ -80,8 +79,8 @@ def fit_results(path, values):
     """The fits the run made, rebuilt from the same file (for the identification property)."""
     defaults = {"batch_size": values["batch_size"], "batchlim_kb": values["batchlim_kb"],
                 "link_mb_s": values["link_gbit_s"] * 1e9 / 8 / 1e6, "commit_ms": values["commit_ms"]}
-    sc = parts.scenarios(views.open(path, "qrep_channel"), defaults)
-    return fitting.fit_batches(fitting.measured_check(parts.evaluate(sc))).results
+    sc = fitting.scenarios(views.open(path, "qrep_channel"), defaults)
+    return fitting.fit_batches(fitting.measured_check(fitting.evaluate(sc))).results
 
 
 def check_plan(r, p):
