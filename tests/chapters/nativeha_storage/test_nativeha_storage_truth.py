@@ -28,7 +28,6 @@ queue managers, and fio with ``numjobs=2`` (real output, tests/data/fio_numjobs/
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,11 +35,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-import props  # noqa: E402
+import props
 
 CHAPTER = "nativeha_storage"
-FIO_TWO_WRITERS = Path(__file__).parents[1] / "data" / "fio_numjobs" / "two.json"
+FIO_TWO_WRITERS = Path(__file__).parents[2] / "data" / "fio_numjobs" / "two.json"
 
 
 # -- the truth: a group-commit log writer, simulated -------------------------------------------------
