@@ -23,16 +23,13 @@ series count (one message size, several) and the contract's minimum (two ratios)
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-import props  # noqa: E402
+import props
 
 CHAPTER = "tls_channel_costs"
 KB, MB = 1024, 1024 * 1024
