@@ -15,6 +15,7 @@ from mqperf.chapters.zedc_compression import CHAPTER, FEATURE_MACHINES, METRICS,
 from mqperf.data import aggregate, views
 from mqperf.errors import ModelError
 from mqperf.models.fitset import FitSet
+from mqperf.present import prose
 from mqperf.present.charts import storage as storage_charts
 from mqperf.present.prose import num
 from mqperf.present.results import Results
@@ -159,7 +160,7 @@ def recovery_section(r, p) -> None:
     frame = plan[["archives", "time (min)", "CPU (s)"]].rename(columns={"time (min)": "minutes", "CPU (s)": "cpu_s"})
     r.chart("recovery_chart", storage_charts.bars_side_by_side(
         frame, y="archives", panels=[("minutes", "time to recover (min)"), ("cpu_s", "CPU used (s)")],
-        title=f"RECOVER CFSTRUCT of {p['recovery_gb']:g} GB: time and CPU"))
+        title=f"RECOVER CFSTRUCT of {prose.given(p['recovery_gb'])} GB: time and CPU"))
 
 
 def capacity_section(r, p) -> None:

@@ -1,9 +1,10 @@
-"""The zEDC compression chapter's model and its evidence: Hill curves by effect, the tests that
-decide what a curve may say, and the arithmetic of CPU per message, recovery and zEDC capacity.
+"""The zEDC compression chapter's model and its arithmetic: Hill curves by effect, the values'
+scatter, CPU per message under both readings, recovery and zEDC capacity.
 
-The curves are :mod:`mqperf.models.saturation` (a Hill curve, logistic in ln size), recovery
-times and CPU its ``recovery_*``, the stretch of a zEDC feature :func:`mqperf.models.queueing.mmc_response`.
-Frames keep unrounded values; :mod:`.text` words them and :mod:`.analysis` shows them.
+The curves and the tests of what a curve shows are :mod:`mqperf.models.saturation` (a Hill curve,
+logistic in ln size), as are recovery times and CPU (``recovery_*``); the stretch of a zEDC feature
+is :func:`mqperf.models.queueing.mmc_response`. Frames keep unrounded values; :mod:`.text` words
+them and :mod:`.analysis` shows them.
 """
 
 from __future__ import annotations
@@ -46,96 +47,6 @@ def load_effects(source) -> pd.DataFrame:
     if out.empty:
         raise ModelError("no effect values: need qm_tcb_increase_pct (and optionally peak_throughput_increase_pct) by size")
     return out.reset_index(drop=True)
-
-
-def slope_test(size_kb, pct):
-    """The least-squares slope of the effect against ln(size) and its two-sided t-test:
-    (slope, p, words), or None with fewer than three sizes.
-
-    Points that lie exactly on a line (no scatter) make any slope real.
-    """
-    from scipy import stats
-
-    from mqperf.models.evidence import _p
-
-    x, y = np.log(np.asarray(size_kb, dtype=float)), np.asarray(pct, dtype=float)
-    n = x.size
-    if n < 3 or np.ptp(x) == 0:
-        return None
-    xc = x - x.mean()
-    slope = float(xc @ (y - y.mean()) / (xc @ xc))
-    resid = y - y.mean() - slope * xc
-    ss = float(resid @ resid)
-    if ss <= 1e-24 * max(float(y @ y), 1.0):
-        p = 0.0 if abs(slope) > 1e-12 * max(float(np.abs(y).max()), 1.0) else 1.0
-        return slope, p, ("t-test of the slope against log size: the points lie exactly on a line, so "
-                          + ("any slope is real" if p == 0 else "there is no slope"))
-    se = math.sqrt(ss / (n - 2) / float(xc @ xc))
-    t = slope / se
-    p = float(2 * stats.t.sf(abs(t), n - 2))
-    return slope, p, f"t-test of the slope against log size: t = {t:.2f} on {n - 2} df, {_p(p)}"
-
-
-def rise_test(res):
-    """Does the Hill curve beat a constant effect by more than its scatter? (p, words), or None.
-
-    The extra-sum-of-squares F-test of the Hill fit against the mean of the points: the fall in
-    the residual sum of squares per parameter beyond the mean, over the Hill fit's residual
-    variance. A Hill curve only rises, so a significant F is evidence of a rise. It needs
-    residual degrees of freedom; a fit that passes through its points makes any gain real.
-    """
-    from scipy import stats
-
-    from mqperf.models.evidence import _p
-
-    y = np.asarray(res.y, dtype=float)
-    ss0 = float(((y - y.mean()) ** 2).sum())
-    ss1 = float(((y - np.asarray(res.fittedvalues, dtype=float)) ** 2).sum())
-    df1 = int(res.df_resid)
-    k = (y.size - 1) - df1
-    if df1 <= 0 or k <= 0:
-        return None
-    if ss0 <= 1e-24 * max(float(y @ y), 1.0):
-        return 1.0, "F-test of the Hill curve against a constant effect: the effect is the same at every size"
-    if ss1 <= 1e-24 * max(float(y @ y), 1.0):
-        p = 0.0 if ss0 > 0 else 1.0
-        return p, "F-test of the Hill curve against a constant effect: the curve passes through the points"
-    f = max(((ss0 - ss1) / k) / (ss1 / df1), 0.0)
-    p = float(stats.f.sf(f, k, df1))
-    return p, f"F-test of the Hill curve against a constant effect: F = {f:.2f} on {k} and {df1} df, {_p(p)}"
-
-
-def bend_test(res):
-    """Does the Hill curve beat a straight line in log size by more than its scatter? (p, words), or None.
-
-    A plateau is a bend: an effect that keeps rising in proportion to log size has none, yet a Hill
-    curve with a shallow slope fits such a line with a plateau and a half-way size whose intervals
-    look tight (they assume the curve is right). The extra-sum-of-squares F-test of the Hill fit
-    (three parameters) against the least-squares line in ln(size) (two) decides whether the data
-    show the levelling off; it needs residual degrees of freedom.
-    """
-    from scipy import stats
-
-    from mqperf.models.evidence import _p
-
-    x, y = np.log(np.asarray(res.x, dtype=float)), np.asarray(res.y, dtype=float)
-    df1 = int(res.df_resid)
-    if df1 <= 0 or x.size < 3:
-        return None
-    slope, icpt = np.polyfit(x, y, 1)
-    ss_line = float(((y - (icpt + slope * x)) ** 2).sum())
-    ss_hill = float(((y - np.asarray(res.fittedvalues, dtype=float)) ** 2).sum())
-    k = (x.size - 2) - df1
-    if k <= 0:
-        return None
-    if ss_hill <= 1e-24 * max(float(y @ y), 1.0):
-        p = 0.0 if ss_line > 1e-24 * max(float(y @ y), 1.0) else 1.0
-        return p, ("F-test of the Hill curve against a straight line in log size: the curve passes through the "
-                   "points" + ("" if p == 0 else ", and so does the line"))
-    # A Hill fit can miss a straight line by more than the line does (F < 0): no gain at all, F = 0.
-    f = max(((ss_line - ss_hill) / k) / (ss_hill / df1), 0.0)
-    p = float(stats.f.sf(f, k, df1))
-    return p, f"F-test of the Hill curve against a straight line in log size: F = {f:.2f} on {k} and {df1} df, {_p(p)}"
 
 
 def span(lo, hi) -> float:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mqperf.chapters.zedc_compression import METRICS, fits
+from mqperf.chapters.zedc_compression import METRICS
+from mqperf.models import saturation
 from mqperf.present import prose
 from mqperf.present.prose import num, pct
 
@@ -89,14 +90,14 @@ def reading(effect: str, res, size_kb, pct_values) -> str:
     from mqperf.models import evidence
 
     lo_x, hi_x = float(np.min(size_kb)), float(np.max(size_kb))
-    slope = fits.slope_test(size_kb, pct_values)
+    slope = saturation.slope_test(size_kb, pct_values)
     side = evidence.within(res.s50, lo_x, hi_x)
     if slope is not None and slope[1] < 0.05 and slope[0] < 0:
         return (f"The {effect} falls with message size ({slope[2]}), which a Hill curve (an effect that rises and "
                 "levels off) cannot describe: its plateau and half-way size mean nothing here.")
     # A rise is tested against a constant with the Hill fit's own scatter where it has some, else
     # (three sizes) by the slope against ln(size).
-    rise = fits.rise_test(res)
+    rise = saturation.rise_test(res)
     test = (rise[0], rise[1]) if rise is not None else ((slope[1], slope[2]) if slope is not None else None)
     if test is not None and test[0] >= 0.05:
         return (f"The {effect} shows no rise with message size beyond its scatter ({test[1]}), so the data cannot "
@@ -120,7 +121,7 @@ def reading(effect: str, res, size_kb, pct_values) -> str:
         return out + (f"; across the sizes measured it stays near its plateau, {pct(res.y_max)} "
                       f"({prose.interval(y_lo, y_hi, '%')})." if plateau else ".")
     plateau, half = evidence.identified(y_lo, y_hi), evidence.identified(s_lo, s_hi)
-    bend = fits.bend_test(res)
+    bend = saturation.bend_test(res)
     if bend is not None and bend[0] >= 0.05:
         # A line in log size does as well: the data do not show the effect levelling off at all.
         return (f"{rises}, but the data cannot tell whether it levels off: the Hill curve fits no better than a "
