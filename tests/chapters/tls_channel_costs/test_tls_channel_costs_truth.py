@@ -22,6 +22,8 @@ series count (one message size, several) and the contract's minimum (two ratios)
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import re
 from dataclasses import dataclass
 
@@ -29,7 +31,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import props
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
+import props  # noqa: E402
 
 CHAPTER = "tls_channel_costs"
 KB, MB = 1024, 1024 * 1024

@@ -25,6 +25,8 @@ none, and the contract's minimum of three sizes. Rules, one per kind of computed
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import re
 from dataclasses import dataclass
 
@@ -32,7 +34,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import props
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
+import props  # noqa: E402
 
 CHAPTER = "zedc_compression"
 
