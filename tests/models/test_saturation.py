@@ -105,3 +105,21 @@ def test_relative_weights_need_positive_effects():
 def test_recovery_rejects_zero_rate():
     with pytest.raises(ModelError):
         saturation.recovery_time(4096, 0)
+
+
+def test_slope_rise_and_bend_tests():
+    # A rise that levels off: the curve beats a constant and (given a residual df) a line in ln size.
+    size = np.array([4.0, 32.0, 256.0, 1024.0, 4096.0])
+    y = saturation.hill(size, 100.0, np.log(200.0), 1.5) + np.array([0.4, -0.3, 0.2, -0.4, 0.3])
+    res = saturation.fit(size, y)
+    slope, p, words = saturation.slope_test(size, y)
+    assert slope > 0 and p < 0.05 and words.startswith("t-test of the slope against log size: t = ")
+    p_rise, words = saturation.rise_test(res)
+    assert p_rise < 0.05 and "against a constant effect: F = " in words
+    p_bend, words = saturation.bend_test(res)
+    assert p_bend < 0.05 and "against a straight line in log size: F = " in words
+    # Too few sizes (or no residual df) leave nothing to test with.
+    assert saturation.slope_test(size[:2], y[:2]) is None
+    assert saturation.bend_test(saturation.fit(size[:3], y[:3])) is None
+    # The same effect at every size: no rise.
+    assert saturation.slope_test(size, np.full(5, 3.0))[1] == 1.0

@@ -183,3 +183,40 @@ def test_group_commit_is_bounded_where_mm1_is_not():
         1.5 * t, t, 1.0, 4)
     with pytest.raises(ModelError):
         storage.group_commit_completed_fraction(1.0, t, 0.5, 8, spread="gamma")
+
+
+def test_group_commit_utilisation_for_share_is_the_root():
+    rho = storage.group_commit_utilisation_for_share(0.4, 8, 5, 0.9)
+    assert 0 < rho < 1
+    assert storage.group_commit_completed_fraction(5, 0.4, rho, 8) == pytest.approx(0.9, abs=1e-6)
+    assert storage.group_commit_utilisation_for_share(0.7, 8, 5) == 0.0  # 8 x 0.7 s > 5 s even when idle
+    assert math.isnan(storage.group_commit_utilisation_for_share(0.053425, 8, 5))  # a chain of at most 0.855 s
+
+
+def test_max_write_latency_inverts_the_utilisation():
+    t = storage.max_write_latency(403939, 6025, 0.5)
+    assert t == pytest.approx(0.5 * 6025 / 403939)
+    assert storage.log_writer_utilisation(403939, t, 6025) == pytest.approx(0.5)
+    for bad in ((403939, 6025, 0), (0, 6025, 0.5), (403939, -1, 0.5)):
+        with pytest.raises(ModelError):
+            storage.max_write_latency(*bad)
+
+
+def test_timeout_share_under_group_commit_by_hand():
+    # Issue 21, §2.5: a commit waits at most the write in progress and its own write (group commit), not
+    # an M/M/1 queue. Two commits of fixed 1 s writes against T = 3 s: S = 2 + B1·U1 + B2·U2, so
+    # P(S ≤ 3) = (1 − ρ)² + 2ρ(1 − ρ) + ρ²/2 (two uniforms sum to at most 1 with probability 1/2).
+    for rho in (0.0, 0.3, 0.9, 1.0):
+        expected = (1 - rho) ** 2 + 2 * rho * (1 - rho) + rho**2 / 2
+        assert storage.group_commit_completed_fraction(3.0, 1.0, rho, 2) == pytest.approx(expected, abs=1e-12)
+    # Exponential writes, one commit: Exp(t) alone (idle), or Exp(t) + Exp(t) (busy): a gamma of shape 2.
+    t, T, rho = 0.5, 1.0, 0.4
+    expected = (1 - rho) * (1 - math.exp(-T / t)) + rho * (1 - math.exp(-T / t) * (1 + T / t))
+    assert storage.group_commit_completed_fraction(T, t, rho, 1, spread="exponential") == pytest.approx(expected)
+    # The share falls as the log gets busier, but a saturated log only doubles the chain.
+    share = storage.group_commit_completed_fraction(5, 0.4, np.array([0.0, 0.5, 0.9, 1.0]), 8)
+    assert np.all(np.diff(share) <= 0) and share[0] == 1.0
+    assert storage.group_commit_completed_fraction(5, 0.3, 1.0, 8) == 1.0  # 2 × 8 × 0.3 s = 4.8 s < 5 s
+    assert storage.group_commit_mean(0.05, 0.92, 8) == pytest.approx(8 * 0.05 * 1.46)
+    with pytest.raises(ModelError):
+        storage.group_commit_mean(0.05, 0.5, 0)

@@ -21,12 +21,17 @@ press against its bound (s50 at the edge of its search range, y_max on its cap, 
 its cap) is fixed there and takes no degree of freedom (see :mod:`mqperf.models._base`):
 three sizes with s50 at the edge leave one residual degree of freedom, not an exact fit.
 
+Whether a fit shows a Hill curve at all: :func:`slope_test` (t-test of the effect's slope against
+ln size), :func:`rise_test` (F-test of the curve against a constant) and :func:`bend_test` (F-test
+of the curve against a straight line in ln size, i.e. whether the data show it levelling off).
+
 Recovery time from rates: time = amount / rate (seed 004: 4 GB recovered at 88 MB/s
 uncompressed against 27 MB/s from zEDC-compressed archives), and CPU = amount × cost per unit.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -177,3 +182,98 @@ def recovery_cpu(amount, cpu_per_unit):
     if np.any(amount < 0) or np.any(cost <= 0):
         raise ModelError("amount must be ≥ 0 and the cost per unit greater than zero")
     return amount * cost
+
+
+# -- what a Hill fit shows: tests against simpler shapes -------------------------------------------
+#
+# Each returns the p-value and the test in words (named with its statistic), or None where the data
+# leave no degrees of freedom to test with; the chapter decides what a curve may say from them.
+
+def slope_test(size, effect):
+    """The least-squares slope of an effect against ln(size) and its two-sided t-test:
+    (slope, p, words), or None with fewer than three sizes.
+
+    Points that lie exactly on a line (no scatter) make any slope real.
+    """
+    from scipy import stats
+
+    from mqperf.models.evidence import _p
+
+    x, y = np.log(np.asarray(size, dtype=float)), np.asarray(effect, dtype=float)
+    n = x.size
+    if n < 3 or np.ptp(x) == 0:
+        return None
+    xc = x - x.mean()
+    slope = float(xc @ (y - y.mean()) / (xc @ xc))
+    resid = y - y.mean() - slope * xc
+    ss = float(resid @ resid)
+    if ss <= 1e-24 * max(float(y @ y), 1.0):
+        p = 0.0 if abs(slope) > 1e-12 * max(float(np.abs(y).max()), 1.0) else 1.0
+        return slope, p, ("t-test of the slope against log size: the points lie exactly on a line, so "
+                          + ("any slope is real" if p == 0 else "there is no slope"))
+    se = math.sqrt(ss / (n - 2) / float(xc @ xc))
+    t = slope / se
+    p = float(2 * stats.t.sf(abs(t), n - 2))
+    return slope, p, f"t-test of the slope against log size: t = {t:.2f} on {n - 2} df, {_p(p)}"
+
+
+def rise_test(res):
+    """Does the Hill curve beat a constant effect by more than its scatter? (p, words), or None.
+
+    The extra-sum-of-squares F-test of the Hill fit against the mean of the points: the fall in
+    the residual sum of squares per parameter beyond the mean, over the Hill fit's residual
+    variance. A Hill curve only rises, so a significant F is evidence of a rise. It needs
+    residual degrees of freedom; a fit that passes through its points makes any gain real.
+    """
+    from scipy import stats
+
+    from mqperf.models.evidence import _p
+
+    y = np.asarray(res.y, dtype=float)
+    ss0 = float(((y - y.mean()) ** 2).sum())
+    ss1 = float(((y - np.asarray(res.fittedvalues, dtype=float)) ** 2).sum())
+    df1 = int(res.df_resid)
+    k = (y.size - 1) - df1
+    if df1 <= 0 or k <= 0:
+        return None
+    if ss0 <= 1e-24 * max(float(y @ y), 1.0):
+        return 1.0, "F-test of the Hill curve against a constant effect: the effect is the same at every size"
+    if ss1 <= 1e-24 * max(float(y @ y), 1.0):
+        p = 0.0 if ss0 > 0 else 1.0
+        return p, "F-test of the Hill curve against a constant effect: the curve passes through the points"
+    f = max(((ss0 - ss1) / k) / (ss1 / df1), 0.0)
+    p = float(stats.f.sf(f, k, df1))
+    return p, f"F-test of the Hill curve against a constant effect: F = {f:.2f} on {k} and {df1} df, {_p(p)}"
+
+
+def bend_test(res):
+    """Does the Hill curve beat a straight line in log size by more than its scatter? (p, words), or None.
+
+    A plateau is a bend: an effect that keeps rising in proportion to log size has none, yet a Hill
+    curve with a shallow slope fits such a line with a plateau and a half-way size whose intervals
+    look tight (they assume the curve is right). The extra-sum-of-squares F-test of the Hill fit
+    (three parameters) against the least-squares line in ln(size) (two) decides whether the data
+    show the levelling off; it needs residual degrees of freedom.
+    """
+    from scipy import stats
+
+    from mqperf.models.evidence import _p
+
+    x, y = np.log(np.asarray(res.x, dtype=float)), np.asarray(res.y, dtype=float)
+    df1 = int(res.df_resid)
+    if df1 <= 0 or x.size < 3:
+        return None
+    slope, icpt = np.polyfit(x, y, 1)
+    ss_line = float(((y - (icpt + slope * x)) ** 2).sum())
+    ss_hill = float(((y - np.asarray(res.fittedvalues, dtype=float)) ** 2).sum())
+    k = (x.size - 2) - df1
+    if k <= 0:
+        return None
+    if ss_hill <= 1e-24 * max(float(y @ y), 1.0):
+        p = 0.0 if ss_line > 1e-24 * max(float(y @ y), 1.0) else 1.0
+        return p, ("F-test of the Hill curve against a straight line in log size: the curve passes through the "
+                   "points" + ("" if p == 0 else ", and so does the line"))
+    # A Hill fit can miss a straight line by more than the line does (F < 0): no gain at all, F = 0.
+    f = max(((ss_line - ss_hill) / k) / (ss_hill / df1), 0.0)
+    p = float(stats.f.sf(f, k, df1))
+    return p, f"F-test of the Hill curve against a straight line in log size: F = {f:.2f} on {k} and {df1} df, {_p(p)}"

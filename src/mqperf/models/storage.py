@@ -267,3 +267,35 @@ def group_commit_completed_fraction(timeout, write_time, utilisation, forced_wri
     weights = stats.binom.pmf(j[None, :], k, np.atleast_1d(rho).ravel()[:, None])
     out = np.clip(weights @ per_j, 0.0, 1.0)
     return out.reshape(rho.shape) if rho.shape else float(out[0])
+
+
+def group_commit_utilisation_for_share(write_time: float, forced_writes: int, timeout: float, share: float = 0.9,
+                                       *, spread: str = "fixed") -> float:
+    """Log utilisation above which fewer than ``share`` of chains finish within ``timeout``.
+
+    The share :func:`group_commit_completed_fraction` gives falls with ρ, so there is one root
+    (brentq on ρ in [0, 1]). 0 when even an idle log misses it; NaN when no utilisation up to a
+    writer busy all the time does (a chain is at most twice its idle length).
+    """
+    from scipy.optimize import brentq
+
+    def gap(rho):
+        return float(group_commit_completed_fraction(timeout, write_time, rho, forced_writes, spread=spread)) - share
+
+    if gap(0.0) < 0:
+        return 0.0
+    if gap(1.0) >= 0:
+        return float("nan")
+    return float(brentq(gap, 0.0, 1.0, xtol=1e-9))
+
+
+def max_write_latency(bytes_per_time: float, write_size: float, max_utilisation: float) -> float:
+    """Longest write latency that keeps a serial log writer at most ``max_utilisation`` busy: ρ·S/rate.
+
+    The inverse of :func:`log_writer_utilisation` at a target rate; in the time unit of the rate.
+    """
+    if not 0 < max_utilisation <= 1:
+        raise ModelError("max_utilisation must be in (0, 1]")
+    if bytes_per_time <= 0 or write_size <= 0:
+        raise ModelError("target rate and write size must be greater than zero")
+    return max_utilisation * write_size / bytes_per_time

@@ -5,6 +5,8 @@ awkward ones: flat, linear in size, falling, the minimum of three sizes, a missi
 column and 20,000 interval rows.
 """
 
+import sys
+from pathlib import Path
 import math
 
 import numpy as np
@@ -13,8 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import props
-from mqperf.chapters import _zedc_compression_parts as parts
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
+import props  # noqa: E402
+from mqperf.chapters import zedc_compression as chapter
+from mqperf.chapters.zedc_compression import fits as zfits
 from mqperf.errors import DataError, ModelError
 
 SIZES_KB = [1, 4, 16, 64, 256, 1024, 4096]
@@ -63,18 +67,18 @@ def test_report_is_honest_on_generated_files(tmp_path, generated, size_kb, machi
     except (DataError, ModelError) as exc:
         assert "\n" not in str(exc).strip()
         return
-    effects = parts.load_effects(str(path))
+    effects = zfits.load_effects(str(path))
     fits = {}
     for metric, g in effects.groupby("metric"):
         try:
-            fits[metric] = parts._hill(g)
+            fits[metric] = zfits.hill(g)
         except ModelError:
             pass
     props.assert_report_is_honest(r, fits)
     # The planning answer is the fitted curve at the reader's size.
     at = r.items["at_size"].frame.set_index("effect")
     for metric, res in fits.items():
-        modelled = at.loc[parts.METRICS[metric], "modelled (%)"]
+        modelled = at.loc[chapter.METRICS[metric], "modelled (%)"]
         assert modelled == pytest.approx(float(res.predict(np.array([size_kb]))[0]), rel=1e-9, abs=1e-9)
     # Capacity: counted on z13/z14 only, and the features needed keep utilisation under the cap.
     if machine == "z16":

@@ -25,16 +25,16 @@ none, and the contract's minimum of three sizes. Rules, one per kind of computed
 
 from __future__ import annotations
 
-import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 
 CHAPTER = "zedc_compression"
@@ -239,10 +239,10 @@ def _no_loo(r, effects):
 def run_case(tmp_path, case: Case, seed: int = 0, **params):
     from unittest import mock
 
-    from mqperf.chapters import _zedc_compression_parts as parts
+    from mqperf.chapters.zedc_compression import analysis
 
     path = props.write(tmp_path, generate(case, seed), f"{case.name}.csv")
-    with mock.patch.object(parts, "loo_section", _no_loo):
+    with mock.patch.object(analysis, "loo_section", _no_loo):
         return props.run(CHAPTER, path, **{"message_size_kb": PLAN_KB, **params}), case
 
 

@@ -1,6 +1,7 @@
 """zEDC chapter: effects by size, Hill fits, leave-one-out, recovery and zEDC capacity, and what
 the report says on the book's data and on a reader's."""
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -8,14 +9,15 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-import props
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
+import props  # noqa: E402
 from mqperf import parameters
-from mqperf.chapters import _zedc_compression_parts as parts
 from mqperf.chapters import zedc_compression as chapter
+from mqperf.chapters.zedc_compression import fits as zfits
 from mqperf.errors import DataError, ModelError
 
 BOOK = "zedc_compression"
-EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "zedc_compression.csv"
+EXAMPLE = Path(__file__).resolve().parents[3] / "data" / "examples" / "zedc_compression.csv"
 
 
 def write(tmp_path, frame, name="zedc.csv"):
@@ -38,7 +40,7 @@ def frame_of(r, key):
 
 
 def test_book_effects_are_the_articles_table():
-    e = parts.load_effects("zedc_log_compression")
+    e = zfits.load_effects("zedc_log_compression")
     tcb = e[e["metric"] == "qm_tcb_increase"]
     # "4KB 32KB 1MB 4MB ... +7% +26% +90% +100%"
     assert tcb["size_kb"].tolist() == [4, 32, 1024, 4096]
@@ -145,7 +147,7 @@ def test_reader_report_has_no_published_specifics():
 def test_reader_file_errors(tmp_path):
     bad = write(tmp_path, pd.DataFrame({"message_size_bytes": [4096], "throughput": [1]}))
     with pytest.raises(DataError, match="qm_tcb_increase_pct"):
-        parts.load_effects(bad)
+        zfits.load_effects(bad)
     two = write(tmp_path, pd.DataFrame({"message_size_bytes": [4096, 8192], "qm_tcb_increase_pct": [5, 9]}), "two.csv")
     with pytest.raises(ModelError, match="3 distinct sizes"):
         props.run(BOOK, two)
@@ -153,6 +155,6 @@ def test_reader_file_errors(tmp_path):
 
 def test_example_file_runs_honestly():
     r = props.run(BOOK, EXAMPLE)
-    effects = parts.load_effects(str(EXAMPLE))
-    fits = {m: parts._hill(g) for m, g in effects.groupby("metric")}
+    effects = zfits.load_effects(str(EXAMPLE))
+    fits = {m: zfits.hill(g) for m, g in effects.groupby("metric")}
     props.assert_report_is_honest(r, fits)

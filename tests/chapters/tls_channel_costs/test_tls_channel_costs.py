@@ -1,16 +1,19 @@
 """TLS channel costs: the renegotiation model solved from seed 002's ratios, readers' files,
 SSLRKEYC planning, and what the report says (and does not say) on each."""
 
+import sys
+from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from mqperf.chapters import _tls_channel_costs_parts as parts
+from mqperf.chapters.tls_channel_costs import fits as tfits
 from mqperf.chapters import tls_channel_costs as chapter
 from mqperf.errors import DataError, ModelError
 from mqperf.models import tls
-import props
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
+import props  # noqa: E402
 
 KB, MB = 1024, 1024 * 1024
 BOOK = "tls_channel_costs"
@@ -42,7 +45,7 @@ def frame_of(r, key):
 
 
 def test_book_renegotiation_rows():
-    runs = parts.load_runs(RATIOS)
+    runs = tfits.load_runs(RATIOS)
     assert list(runs["message_size_bytes"]) == [10 * KB, MB]
     # Renegotiating every 1MB: a 10KB message carries 10/1024 of one; a 1MB message one ("every message").
     assert_allclose(runs["renegotiations_per_msg"], [10 / 1024, 1.0])
@@ -52,7 +55,7 @@ def test_book_renegotiation_rows():
 
 
 def test_book_fit_solves_the_two_ratios_exactly(book):
-    res = parts.fit(parts.load_runs(RATIOS))
+    res = tfits.fit(tfits.load_runs(RATIOS))
     assert res.exactly_identified and res.size_model
     # Closed form: h_i (1 + s_i/s0) = a for both sizes.
     h1, h2, s1, s2 = 153.6, 5.0, 10 * KB, MB
@@ -69,7 +72,7 @@ def test_book_fit_solves_the_two_ratios_exactly(book):
 
 
 def test_sslrkeyc_for_target_at_the_measured_sizes(book):
-    res = parts.fit(parts.load_runs(RATIOS))
+    res = tfits.fit(tfits.load_runs(RATIOS))
     # 5 % at 10KB: K = H s / (0.05 enc) = 153.6 * 10240 / 0.05 bytes = 30 MB.
     assert_allclose(res.sslrkeyc_for(0.05, 10 * KB), 153.6 * 10 * KB / 0.05, rtol=1e-6)
     assert_allclose(res.sslrkeyc_for(0.05, MB), 5 * MB / 0.05, rtol=1e-6)
@@ -135,8 +138,8 @@ def test_reader_report_has_no_published_specifics(tmp_path):
 def test_one_size_gives_h_at_that_size_only(tmp_path):
     frame = pd.DataFrame({"message_size_bytes": [10 * KB, 10 * KB], "sslrkeyc_bytes": [MB, 4 * MB],
                           "cost_ratio": [1 + 0.5 * 10 / 1024 * 100, 1 + 0.5 * 10 / 4096 * 100]})
-    runs = parts.load_runs(write(tmp_path, frame))
-    res = parts.fit(runs)
+    runs = tfits.load_runs(write(tmp_path, frame))
+    res = tfits.fit(runs)
     assert not res.size_model
     assert_allclose(res.params["h"], 50, rtol=1e-9)
     with pytest.raises(ModelError, match="one message size"):
@@ -152,7 +155,7 @@ def test_bad_ratios_and_files(tmp_path):
         tls.fit_renegotiation([[10 * KB, MB]], [0.9])
     path = write(tmp_path, pd.DataFrame({"message_size_bytes": [10], "cost_ratio": [2.0]}))
     with pytest.raises(DataError, match="sslrkeyc_bytes"):
-        parts.load_runs(path)
+        tfits.load_runs(path)
 
 
 def test_sensitivity_to_nearly_six(book):
@@ -202,7 +205,7 @@ def test_leave_one_out_says_when_a_size_cannot_be_predicted(tmp_path):
 def test_example_file_runs_honestly():
     from pathlib import Path
 
-    example = Path(__file__).resolve().parents[2] / "data" / "examples" / "tls_channel_costs.csv"
+    example = Path(__file__).resolve().parents[3] / "data" / "examples" / "tls_channel_costs.csv"
     r = props.run(BOOK, example)
-    props.assert_report_is_honest(r, {"renegotiation": parts.fit(parts.load_runs(str(example)))})
+    props.assert_report_is_honest(r, {"renegotiation": tfits.fit(tfits.load_runs(str(example)))})
     assert len(frame_of(r, "loo")) == len(pd.read_csv(example))

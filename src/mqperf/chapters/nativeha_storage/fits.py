@@ -1,8 +1,10 @@
 """The NativeHA storage chapter's arithmetic: serial-writer bound, replication, timeout, quorum.
 
 Nothing here is fitted: every figure is arithmetic on measured values through
-:mod:`mqperf.models.storage`. Frames keep unrounded values under plain column names; the
-chapter module names the columns for people and the display rule rounds them.
+:mod:`mqperf.models.storage` (the bounds, the copies, the quorum's order statistics, group
+commit's chain of forced writes and the utilisation where it misses the timeout). Frames keep
+unrounded values under plain column names; :mod:`.analysis` names the columns for people and
+the display rule rounds them.
 
 * :func:`log_table` reads amqsrua DISK/Log figures correctly: physical bytes are what the
   disk wrote, logical bytes the log records; physical/logical is the log's write
@@ -11,10 +13,9 @@ chapter module names the columns for people and the display rule rounds them.
 * :func:`mqldt_check` predicts mqldt's bandwidth from its own latency and block size.
 * :func:`replication_table` counts the copies each log write makes; :func:`quorum_check`
   predicts Native HA's write latency from a single instance's.
-* :func:`completed_share` follows a record through a chain of forced log writes under group
-  commit (each commit waits at most the write in progress and its own write) to a timeout;
-  :func:`records_check` sets it against the records that arrived; :func:`latency_plan`
-  answers the planning question.
+* :func:`timeout_thresholds` and :func:`timeout_curve` follow a record through a chain of forced
+  log writes under group commit to a timeout; :func:`records_check` sets it against the records
+  that arrived; :func:`latency_plan` answers the planning question.
 """
 
 from __future__ import annotations
@@ -157,48 +158,15 @@ def quorum_check(stats: pd.DataFrame) -> pd.DataFrame:
 # the model; "exponential" ones show what spread in write times adds
 # (:func:`mqperf.models.storage.group_commit_completed_fraction`).
 
-def chain_response(latency_s, utilisation, forced_writes: int, spread: str = "fixed"):
-    """Mean time of a record's ``forced_writes`` commits under group commit: k·t·(1 + ρ/2) (fixed writes)."""
-    rho = np.asarray(utilisation, dtype=float)
-    if np.any(rho < 0):
-        raise ModelError("utilisation must be ≥ 0")
-    if forced_writes < 1:
-        raise ModelError("forced_writes must be ≥ 1")
-    return storage.group_commit_mean(latency_s, rho, forced_writes, spread=spread)
-
-
-def completed_share(latency_s, utilisation, *, forced_writes: int, timeout_s: float, spread: str = "fixed"):
-    """Share of records whose chain of forced writes ends within the timeout, under group commit.
-
-    ρ at or above 1 is a log writing back to back: each commit then waits the write in progress
-    and its own (writes grow larger, the wait per commit does not grow past two writes).
-    """
+def _share(latency_s, utilisation, forced_writes: int, timeout_s: float, spread: str = "fixed"):
     return storage.group_commit_completed_fraction(timeout_s, latency_s, utilisation, forced_writes, spread=spread)
-
-
-def utilisation_for_share(latency_s: float, *, forced_writes: int, timeout_s: float, share: float = 0.9) -> float:
-    """Log utilisation above which fewer than ``share`` of records finish within the timeout.
-
-    0 when even an idle log misses it; NaN when no utilisation up to a writer busy all the time
-    does (the chain is at most twice its idle length). The share falls with ρ, so one root.
-    """
-    from scipy.optimize import brentq
-
-    def gap(rho):
-        return float(completed_share(latency_s, rho, forced_writes=forced_writes, timeout_s=timeout_s)) - share
-
-    if gap(0.0) < 0:
-        return 0.0
-    if gap(1.0) >= 0:
-        return float("nan")
-    return float(brentq(gap, 0.0, 1.0, xtol=1e-9))
 
 
 def timeout_curve(latencies_ms: dict, *, forced_writes: int, timeout_s: float, points: int = 41) -> pd.DataFrame:
     """Completed share (%) against log utilisation (%), one curve per write latency (fixed write times)."""
     rho = np.linspace(0, 1.0, points)
-    parts = [pd.DataFrame({"busy_pct": rho * 100, "share_pct": 100 * completed_share(
-        ms / 1e3, rho, forced_writes=forced_writes, timeout_s=timeout_s), "latency": label})
+    parts = [pd.DataFrame({"busy_pct": rho * 100, "share_pct": 100 * _share(
+        ms / 1e3, rho, forced_writes, timeout_s), "latency": label})
         for label, ms in latencies_ms.items()]
     return pd.concat(parts, ignore_index=True)
 
@@ -218,15 +186,13 @@ def timeout_thresholds(latencies_ms: dict, *, forced_writes: int, timeout_s: flo
     for label, ms in latencies_ms.items():
         t = ms / 1e3
         # Rounded up to 0.01 %, so "fewer finish once busier than X %" stays true of the shown X.
-        limit = utilisation_for_share(t, forced_writes=forced_writes, timeout_s=timeout_s, share=share)
+        limit = storage.group_commit_utilisation_for_share(t, forced_writes, timeout_s, share)
         limit_pct = np.ceil(1e4 * limit) / 100 if np.isfinite(limit) else np.nan
         rows.append({"latency": label, "write_latency_ms": ms, "forced_writes": forced_writes,
                      "idle_chain_s": forced_writes * t, "busy_chain_s": 2 * forced_writes * t,
                      "busy_limit_pct": limit_pct,
-                     "saturated_share_pct": 100 * float(completed_share(t, 1.0, forced_writes=forced_writes,
-                                                                        timeout_s=timeout_s)),
-                     "saturated_share_exp_pct": 100 * float(completed_share(t, 1.0, forced_writes=forced_writes,
-                                                                            timeout_s=timeout_s, spread="exponential")),
+                     "saturated_share_pct": 100 * float(_share(t, 1.0, forced_writes, timeout_s)),
+                     "saturated_share_exp_pct": 100 * float(_share(t, 1.0, forced_writes, timeout_s, "exponential")),
                      "where": _limit_words(limit_pct)})
     return pd.DataFrame(rows)
 
@@ -240,23 +206,13 @@ def records_check(log: pd.DataFrame, received: pd.DataFrame, *, forced_writes: i
             continue
         rho = min(r.busy_pct / 100, 1.0)
         t = r.write_latency_ms / 1e3
-        mean = float(chain_response(t, rho, forced_writes))
-        model = 100 * float(completed_share(t, rho, forced_writes=forced_writes, timeout_s=timeout_s))
-        spread = 100 * float(completed_share(t, rho, forced_writes=forced_writes, timeout_s=timeout_s,
-                                             spread="exponential"))
+        mean = float(storage.group_commit_mean(t, rho, forced_writes))
+        model = 100 * float(_share(t, rho, forced_writes, timeout_s))
+        spread = 100 * float(_share(t, rho, forced_writes, timeout_s, "exponential"))
         rows.append({"series": r.series, "busy_pct": r.busy_pct, "chain_mean_s": mean, "modelled_pct": model,
                      "exponential_pct": spread, "received_pct": float(share[r.series]),
                      "gap_points": min(model, spread) - float(share[r.series])})
     return pd.DataFrame(rows)
-
-
-def max_latency_ms(target_bytes_s: float, write_size_bytes: float, max_utilisation: float) -> float:
-    """Longest write latency that keeps the log at or below ``max_utilisation``: ρ·S/rate."""
-    if not 0 < max_utilisation <= 1:
-        raise ModelError("max_utilisation must be in (0, 1]")
-    if target_bytes_s <= 0 or write_size_bytes <= 0:
-        raise ModelError("target rate and write size must be greater than zero")
-    return max_utilisation * write_size_bytes / target_bytes_s * 1e3
 
 
 def latency_plan(target_bytes_s: float, write_size_bytes: float, latencies_ms: dict, *, forced_writes: int,
@@ -268,8 +224,7 @@ def latency_plan(target_bytes_s: float, write_size_bytes: float, latencies_ms: d
     for label, ms in latencies_ms.items():
         rho = float(storage.log_writer_utilisation(target_bytes_s, ms / 1e3, write_size_bytes))
         # At ρ ≥ 1 the log cannot carry the target in writes of this size (it would write larger ones).
-        share = (float(completed_share(ms / 1e3, rho, forced_writes=forced_writes, timeout_s=timeout_s)) if rho < 1
-                 else np.nan)
+        share = float(_share(ms / 1e3, rho, forced_writes, timeout_s)) if rho < 1 else np.nan
         rows.append({"latency": label, "write_latency_ms": ms,
                      "serial_bound_bytes_s": float(storage.log_bandwidth_bound(ms / 1e3, write_size_bytes)),
                      "busy_pct": rho * 100, "fits": rho < 1, "within_max": rho <= max_utilisation,
@@ -288,49 +243,3 @@ def candidate_latencies(stats: pd.DataFrame, mqldt: pd.DataFrame | None, your_la
     if your_latency_ms:
         out["your_latency_ms"] = float(your_latency_ms)
     return out
-
-
-# -- charts ---------------------------------------------------------------------------------------
-
-def latency_chart(stats: pd.DataFrame, mqldt: pd.DataFrame | None):
-    """Log write latency of each configuration (log scale), mqldt's average beside them."""
-    import altair as alt
-
-    from mqperf.present import charts
-
-    rows = [{"what": s, "latency_ms": v / 1e3, "tool": "amqsrua Log - write latency"}
-            for s, v in zip(stats["series"], stats["write_latency_us"])]
-    for r in (mqldt.itertuples() if mqldt is not None else []):
-        writers = int(getattr(r, "queue_managers", 1) or 1)
-        rows.append({"what": f"mqldt {int(r.blocksize_bytes):,}-byte writes" + (f", {writers} writers" if writers > 1
-                                                                               else ""),
-                     "latency_ms": r.avg_latency_us / 1e3, "tool": "mqldt average latency"})
-    frame = charts.sampled(charts.rounded(pd.DataFrame(rows)))
-    return alt.Chart(frame).mark_point(size=140, filled=True).encode(
-        y=alt.Y("what:N", sort=None, title=None, axis=alt.Axis(labelLimit=320)),
-        x=alt.X("latency_ms:Q", scale=alt.Scale(type="log"), title="average write latency (ms, log scale)"),
-        color=alt.Color("tool:N", title=None),
-        tooltip=["what:N", "latency_ms:Q"],
-    ).properties(title="Average log write latency by configuration", height=max(150, 18 * len(frame)))
-
-
-def replication_chart(table: pd.DataFrame):
-    """Copies written per log write, split into the first copy and the replicas."""
-    import altair as alt
-
-    from mqperf.present import charts
-
-    long = pd.concat([
-        pd.DataFrame({"configuration": table["configuration"], "copies": 1, "copy": "the write itself", "order": 0}),
-        pd.DataFrame({"configuration": table["configuration"], "copies": table["copies_beyond_first"], "copy": "replicas",
-                      "order": 1}),
-    ], ignore_index=True)
-    most = table.loc[table["copies_written"].idxmax()]
-    return alt.Chart(charts.rounded(long)).mark_bar().encode(
-        y=alt.Y("configuration:N", sort=None, title=None, axis=alt.Axis(labelLimit=320)),
-        x=alt.X("sum(copies):Q", title="copies of each log write", axis=alt.Axis(tickMinStep=1, format="d")),
-        color=alt.Color("copy:N", title=None, sort=["the write itself", "replicas"]),
-        order=alt.Order("order:Q"),
-        tooltip=["configuration:N", "copy:N", "copies:Q"],
-    ).properties(title=f"Replication on replication: {most['configuration']} writes every log block "
-                       f"{int(most['copies_written'])} times", height=170)

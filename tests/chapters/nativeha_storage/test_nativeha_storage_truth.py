@@ -27,8 +27,8 @@ queue managers, and fio with ``numjobs=2`` (real output, tests/data/fio_numjobs/
 
 from __future__ import annotations
 
-import re
 import sys
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,11 +36,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 
 CHAPTER = "nativeha_storage"
-FIO_TWO_WRITERS = Path(__file__).parents[1] / "data" / "fio_numjobs" / "two.json"
+FIO_TWO_WRITERS = Path(__file__).parents[2] / "data" / "fio_numjobs" / "two.json"
 
 
 # -- the truth: a group-commit log writer, simulated -------------------------------------------------

@@ -5,14 +5,18 @@ awkward ones: flat (no renegotiation cost), one size, the minimum of points, fal
 ratios below 1 and 20,000 interval rows.
 """
 
+import sys
+from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import props
-from mqperf.chapters import _tls_channel_costs_parts as parts
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
+import props  # noqa: E402
+from mqperf.chapters.tls_channel_costs import fits as tfits
+from mqperf.chapters.tls_channel_costs import size_label
 from mqperf.errors import DataError, ModelError
 
 KB, MB = 1024, 1024 * 1024
@@ -58,7 +62,7 @@ def files(draw):
 def planning_agrees(r, fit, size, target):
     """The plan's SSLRKEYC for the planning size puts the fitted overhead at the target (or the floor)."""
     plan = r.items["plan"].frame
-    label = parts.size_label(size)
+    label = size_label(size)
     if label not in set(plan["message size"]):
         assert not fit.size_model
         return
@@ -66,7 +70,7 @@ def planning_agrees(r, fit, size, target):
     if not np.isfinite(row["smallest SSLRKEYC (MB)"]):
         # Either no SSLRKEYC up to MQ's maximum meets the target, or the size lies outside those measured
         # and the data cannot tell how the TLS cost grows with size (s0 not identified).
-        assert (parts.size_standing(fit, size) == "cannot tell"
+        assert (tfits.size_standing(fit, size) == "cannot tell"
                 or fit.handshake * size / (target / 100 * float(fit.enc(size))) > 999_999_999)
         return
     k = row["smallest SSLRKEYC (MB)"] * MB
@@ -87,7 +91,7 @@ def test_report_is_honest_on_generated_files(tmp_path, generated, size, target):
     except (DataError, ModelError) as exc:
         assert "\n" not in str(exc).strip()
         return
-    fit = parts.fit(parts.load_runs(str(path)))
+    fit = tfits.fit(tfits.load_runs(str(path)))
     props.assert_report_is_honest(r, {"renegotiation": fit})
     planning_agrees(r, fit, size, target)
     assert ("exactly identified" in r.sentences()["fit_text"]) == fit.exactly_identified

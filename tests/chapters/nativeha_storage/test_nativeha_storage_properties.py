@@ -6,14 +6,18 @@ column, one series and many, unicode and "/" in series names, with and without l
 instances and storage, and an mqldt file beside them.
 """
 
+import sys
+from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import props
-from mqperf.chapters import _nativeha_storage_model as m
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
+import props  # noqa: E402
+from mqperf.chapters.nativeha_storage import fits as m
+from mqperf.models import storage
 from mqperf.errors import DataError, ModelError
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
@@ -81,7 +85,7 @@ def check_timeout(r, timeout):
     limit_col = next(c for c in frame.columns if c.startswith("busy (%) above which"))
     for _, row in frame.iterrows():
         latency_ms, k, limit = row["write latency (ms)"], int(row["forced writes per record"]), row[limit_col]
-        share = lambda rho: m.completed_share(latency_ms / 1e3, rho, forced_writes=k, timeout_s=timeout)  # noqa: E731
+        share = lambda rho: storage.group_commit_completed_fraction(timeout, latency_ms / 1e3, rho, k)  # noqa: E731
         if limit != limit:  # NaN: at least 90 % finish however busy the log is
             assert share(1.0) >= 0.9 - 1e-9
         elif limit == 0:

@@ -1,4 +1,5 @@
-"""The TLS chapter's what-if chart: renegotiation overhead under message-size and SSLRKEYC controls."""
+"""The TLS channel costs chapter's what-if chart: renegotiation overhead under message-size and SSLRKEYC
+controls (:func:`mqperf.present.whatif.tls_renegotiation`), starting at the plan's answer."""
 
 from __future__ import annotations
 

@@ -1,5 +1,11 @@
 """zEDC archive compression: the effects of compressed archives by message size (Hill curves),
-recovery from compressed archives, and zEDC capacity by machine generation."""
+recovery from compressed archives, and zEDC capacity by machine generation.
+
+What do zEDC-compressed archives cost and gain at your message size, how much longer does a
+recovery from them take, and how many zEDC features do your queue managers need? The analysis
+is :mod:`.analysis`; the Hill curves, their evidence and the arithmetic :mod:`.fits` (on
+:mod:`mqperf.models.saturation`); the sentences and passages :mod:`.text`.
+"""
 
 from mqperf.declarations import Choice, DataFile, Integer, Internal, Number
 
@@ -39,29 +45,7 @@ FEATURE_MACHINES = ("z13", "z14")
 
 
 def analyse(p: dict):
-    """Load, fit and plan; every sentence, table and chart of the chapter, in order."""
-    import warnings
+    """Load, fit and plan; every sentence, table and chart of the chapter, in order (:mod:`.analysis`)."""
+    from mqperf.chapters.zedc_compression import analysis
 
-    from mqperf.chapters import _zedc_compression_parts as parts
-    from mqperf.data import views
-    from mqperf.present.results import Results
-
-    source = views.describe(p["data"])
-    r = Results(book_data=source.book_data, source=source.name)
-    r.answers = "each effect modelled at your message size"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        effects = parts.load_effects(p["data"])
-        r.points = effects
-        parts.measured_section(r, effects)
-        fits = parts.fit_section(r, effects, source)
-        parts.loo_section(r, effects)
-        parts.cpu_section(r, effects, fits)
-        parts.at_size_section(r, fits, p["message_size_kb"])
-        parts.recovery_section(r, p)
-        parts.capacity_section(r, p)
-    for metric, res in fits.results.items():
-        r.card(f"{CHAPTER}__{metric}", res.to_card(name=f"{CHAPTER}: {METRICS[metric]}", dataset=source.name), res)
-    r.about("errata", "{ref}`E039 <errata-e039>`: the recovery cost is printed as CPU milliseconds per MB, which "
-                      "the measured machine could not have spent; the book reads it as microseconds by default.")
-    return r
+    return analysis.analyse(p)
