@@ -121,9 +121,9 @@ def warm_mqperf(borrowed_kernel, monkeypatch):
 #: module (--dist loadscope) to whichever worker is free, so the long ones must not come last.
 LONGEST_FIRST = ("tests/publish/test_init.py", "tests/test_fleet.py", "tests/publish/test_browser.py",
                  "tests/publish/test_pdf.py", "tests/publish/test_injection.py", "tests/cli/test_hostile_inputs.py",
-                 "tests/publish/test_determinism.py", "tests/chapters/test_zedc_compression_properties.py",
-                 "tests/chapters/test_tls_channel_costs_properties.py", "tests/publish/test_build.py",
-                 "tests/chapters/test_kafka_task_scaling_properties.py", "tests/chapters/test_large_inputs.py",
+                 "tests/publish/test_determinism.py", "tests/chapters/zedc_compression/test_zedc_compression_properties.py",
+                 "tests/chapters/tls_channel_costs/test_tls_channel_costs_properties.py", "tests/publish/test_build.py",
+                 "tests/chapters/kafka_task_scaling/test_kafka_task_scaling_properties.py", "tests/chapters/test_large_inputs.py",
                  "tests/chapters/test_awkward_inputs.py", "tests/chapters/test_byod_examples.py", "tests/cli/test_cli.py",
                  "tests/publish/test_engine.py")
 

@@ -149,7 +149,7 @@ def test_usl_control(page, control, value):
 @pytest.mark.parametrize("control,value", [("log10_sslrkeyc", 6.5), ("log10_size", 4.0)])
 def test_tls_control(page, control, value):
     from mqperf import parameters
-    from mqperf.chapters import _tls_channel_costs_parts as parts
+    from mqperf.chapters.tls_channel_costs import fits as parts
 
     book = parameters.defaults("tls_channel_costs")
     result = parts.fit(parts.load_runs(book["data"]))
