@@ -77,7 +77,7 @@ class Equal:
     It enters the fit as one more residual, X(b) − r·X(a), weighted like a measured point:
     the statement is as precise as the measurements it summarises, no more. ``ratio``
     r = 1 reads "no gain" literally; r = 1.03 or 0.97 read it loosely (see
-    :func:`mqperf.chapters._kafka_task_scaling_fits.sensitivity_table`).
+    :func:`mqperf.chapters.kafka_task_scaling.fits.sensitivity_table`).
     """
 
     a: float

@@ -4,7 +4,8 @@
 chapter's ``analyse``, exactly what ``mqperf run`` checks and the notebook shows) and turns
 the chapter's model cards into small plain dicts, so only a few hundred bytes per dataset
 travel back to the client. Summary columns are generic (read from the cards); a chapter adds
-its own through ``mqperf.chapters._<chapter>_fleet`` (optional), which defines:
+its own by declaring, in its package (``mqperf.chapters.<chapter>``; optional, a chapter without
+them has no columns of its own):
 
 * ``fleet_columns(p, r) -> dict[str, dict]``: extra columns per card name; a key that is no
   card's name is a series the chapter could not fit (its dict holds ``series`` and ``reason``);
@@ -17,7 +18,6 @@ its own through ``mqperf.chapters._<chapter>_fleet`` (optional), which defines:
 from __future__ import annotations
 
 import html
-import importlib
 import math
 import warnings
 
@@ -42,11 +42,6 @@ def warm(chapters: list[str]) -> list[str]:
     done = []
     for name in chapters:
         chapter_modules.module(name)
-        for private in ("fits", "fleet"):
-            try:
-                importlib.import_module(f"mqperf.chapters._{name}_{private}")
-            except ModuleNotFoundError:
-                pass
         done.append(name)
     return done
 
@@ -118,10 +113,8 @@ def _values(chapter: str, data: str, params: dict) -> dict:
 
 def card_rows(chapter: str, p: dict, r) -> list[dict]:
     """One dict per model card of ``r``, plus the chapter's own columns (``fleet_columns``)."""
-    try:
-        extra = importlib.import_module(f"mqperf.chapters._{chapter}_fleet").fleet_columns(p, r)
-    except ModuleNotFoundError:
-        extra = {}
+    columns = _declared(chapter, "fleet_columns")
+    extra = columns(p, r) if columns is not None else {}
     rows = []
     for name, card in r.cards:
         row = {"series": series_label(chapter, card, name), "model": card.get("model", "")}
@@ -233,14 +226,18 @@ def write_csv(frame, path) -> None:
 
 # -- the page --------------------------------------------------------------------------------
 
+def _declared(chapter: str, part: str):
+    """A part the chapter's package declares (``fleet_columns``, ``CURRENT_COLUMN``...), or None."""
+    from mqperf import chapters as chapter_modules
+
+    return getattr(chapter_modules.module(chapter), part, None)
+
+
 def _current(chapters: list[str]) -> tuple[str | None, str]:
     for chapter in chapters:
-        try:
-            mod = importlib.import_module(f"mqperf.chapters._{chapter}_fleet")
-        except ModuleNotFoundError:
-            continue
-        if getattr(mod, "CURRENT_COLUMN", None):
-            return mod.CURRENT_COLUMN, getattr(mod, "UNIT", "")
+        current = _declared(chapter, "CURRENT_COLUMN")
+        if current:
+            return current, _declared(chapter, "UNIT") or ""
     return None, ""
 
 

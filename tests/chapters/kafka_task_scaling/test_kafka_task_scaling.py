@@ -1,5 +1,8 @@
 """Task scaling: model choice by identifiability, the book's series, reader files, planning."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +13,9 @@ from mqperf.data import loader
 from mqperf.errors import ModelError
 from mqperf.models import usl
 from mqperf.present.results import Missing, Text
-import props
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
+import props  # noqa: E402
 
 BOOK = parameters.defaults("kafka_task_scaling")
 
