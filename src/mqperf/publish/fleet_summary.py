@@ -10,7 +10,10 @@ them has no columns of its own):
 * ``fleet_columns(p, r) -> dict[str, dict]``: extra columns per card name; a key that is no
   card's name is a series the chapter could not fit (its dict holds ``series`` and ``reason``);
 * ``CURRENT_COLUMN`` and ``UNIT`` (optional): the column holding a series' current rate, which
-  the page charts against the modelled peak (``peak_x``) and ranks by share of the peak.
+  the page charts against the modelled peak (``peak_x``) and ranks by share of the peak;
+* ``fleet_summary(p) -> Results`` (optional): the run as the summary reads it (the model cards and
+  whatever ``fleet_columns`` reads), made by the chapter's own analysis without the parts a summary
+  does not show (charts, what-if, sentences); without it a row runs the whole analysis.
 
 :func:`summary_frame`, :func:`write_csv` and :func:`write_page` run in the client.
 """
@@ -59,7 +62,7 @@ def run_row(chapter: str, data: str, params: dict, report_to: str | None = None)
         ``status`` (``"ok"``, ``"bad input"`` or ``"failed"``), ``reason`` (one line, empty when
         ok) and ``rows``: one plain dict per model card (see :func:`card_rows`).
     """
-    from mqperf import chapters
+    from mqperf import chapters, parameters
     from mqperf.errors import DataError, ModelError, ParameterError
 
     if report_to:
@@ -67,8 +70,13 @@ def run_row(chapter: str, data: str, params: dict, report_to: str | None = None)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = chapters.preflight(chapter, data, params)
-            return _outcome(OK, rows=card_rows(chapter, _values(chapter, data, params), r))
+            summary = _declared(chapter, "fleet_summary")
+            if summary is None:
+                r = chapters.preflight(chapter, data, params)
+                return _outcome(OK, rows=card_rows(chapter, _values(chapter, data, params), r))
+            values = _values(chapter, data, params)
+            parameters.validate(chapter, {k: v for k, v in values.items() if k != "cards_dir"})
+            return _outcome(OK, rows=card_rows(chapter, values, summary(values)))
     except (DataError, ModelError, ParameterError) as exc:
         return _outcome(BAD, str(exc))
     except Exception as exc:  # a defect of ours, or a library's: this row says so, the others go on

@@ -47,6 +47,13 @@ def analyse(p: dict):
     return analysis.analyse(p)
 
 
+def fleet_summary(p: dict):
+    """A run's Results as ``mqperf fleet`` reads them, without the report's other parts (:func:`.fleet.summary`)."""
+    from mqperf.chapters.kafka_task_scaling import fleet
+
+    return fleet.summary(p)
+
+
 def fleet_columns(p: dict, r) -> dict[str, dict]:
     """The chapter's own columns in a fleet summary (:func:`.fleet.fleet_columns`)."""
     from mqperf.chapters.kafka_task_scaling import fleet

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from mqperf.chapters.kafka_task_scaling import CHAPTER, NAMED, fits as k, text as t, whatif
 from mqperf.data import aggregate, views
 from mqperf.present import charts, overhead, prose, text
 from mqperf.present.results import Results
 
 
-def analyse(p: dict) -> Results:
-    """Everything the chapter shows, computed from ``p`` (the notebook's parameters)."""
+def fitted(p: dict) -> SimpleNamespace:
+    """The data, the fits and their rankings: what every result of the chapter (and a fleet's summary
+    row, :func:`.fleet.summary`) is made from."""
     src = views.describe(p["data"])
     raw = views.open(p["data"], CHAPTER)
     pts = k.points(raw)
@@ -17,12 +20,26 @@ def analyse(p: dict) -> Results:
                          pts, k.base_cpus(raw))
     choices: dict = {}
     fits = k.fit_all(pts, known, p["model"], choices=choices, data_name=src.name, data_hash=src.sha256)
-    target, max_tasks = float(p["target_rate_msg_s"]), int(p["max_tasks"])
-    top = int(pts["tasks"].max())
     ranks = k.rankings(fits, pts, known, choices)
+    return SimpleNamespace(src=src, pts=pts, known=known, choices=choices, fits=fits, ranks=ranks,
+                           target=float(p["target_rate_msg_s"]))
+
+
+def results(f: SimpleNamespace) -> Results:
+    """A report's Results with the points and fits of ``f`` on it, before any item."""
+    r = Results(book_data=f.src.book_data, source=f.src.name)
+    r.points, r.fit_results = f.pts, dict(f.fits.results)
+    return r
+
+
+def analyse(p: dict) -> Results:
+    """Everything the chapter shows, computed from ``p`` (the notebook's parameters)."""
+    f = fitted(p)
+    src, pts, known, choices, fits, ranks, target = f.src, f.pts, f.known, f.choices, f.fits, f.ranks, f.target
+    max_tasks = int(p["max_tasks"])
+    top = int(pts["tasks"].max())
     span = k.span(ranks, pts, max_tasks)
-    r = Results(book_data=src.book_data, source=src.name)
-    r.points, r.fit_results = pts, dict(fits.results)
+    r = results(f)
     r.answers = ("tasks for the target, the last task adding at least 5 %, the modelled peak or ceiling, "
                  "the CPU at the target rate")
 

@@ -14,6 +14,22 @@ import math
 from mqperf.chapters.kafka_task_scaling import CHAPTER, CURRENT_COLUMN
 
 
+def summary(p: dict):
+    """What :func:`fleet_columns` and the fleet's card rows read of a run, and nothing else: the
+    points, the fits and planning tables and the model cards, made exactly as :func:`.analysis.analyse`
+    makes them (the same fits, rankings and frames), without its charts, what-if, leave-one-out and
+    sentences, which a fleet summary does not show."""
+    from mqperf.chapters.kafka_task_scaling import analysis, fits as k
+
+    f = analysis.fitted(p)
+    r = analysis.results(f)
+    r.table("fits", k.fits_table(f.fits, f.choices))
+    r.table("plan", k.plan_table(f.ranks, f.pts, f.target))
+    for name, card, result in f.fits.cards(CHAPTER, f.src.name):
+        r.card(name, card, result)
+    return r
+
+
 def fleet_columns(p: dict, r) -> dict[str, dict]:
     """Columns per card name (``kafka_task_scaling__<series>``), plus one entry per unfitted series.
 
