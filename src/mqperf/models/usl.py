@@ -123,10 +123,11 @@ class USLResult(FitResult):
         return self.predict(n) / (self.lam * n)
 
     def n_for_rate(self, target: float, *, n_max: int = 1024) -> int | None:
-        """Smallest whole N whose modelled throughput reaches ``target``; None if none does."""
-        n = np.arange(1, n_max + 1)
-        ok = np.nonzero(self.predict(n) >= target)[0]
-        return int(n[ok[0]]) if ok.size else None
+        """Smallest whole N ≤ ``n_max`` whose modelled throughput reaches ``target``; None if none does
+        (:func:`mqperf.models.planning.first_reaching`)."""
+        from mqperf.models import planning
+
+        return planning.first_reaching(self.predict, target, limit=n_max)
 
     def marginal_gain(self, n) -> np.ndarray:
         """X(N) − X(N − 1): what the N-th unit adds (negative past the peak)."""

@@ -16,7 +16,7 @@ import pandas as pd
 from mqperf.chapters.kafka_idle_trickle import CHAPTER, CPU, FORMULA, HOURS_PER_DAY
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
-from mqperf.models import costs, evidence, polling
+from mqperf.models import costs, evidence, planning, polling
 from mqperf.models.fitset import FitSet
 from mqperf.present.cards import card_name
 
@@ -241,7 +241,7 @@ def plan_idle(fits: FitSet, inputs: PollingInputs, name: str, connectors: int, t
         {"where": "connector", "series": name, "connectors": connectors, "tasks each": tasks, "idle MQGETs per day": math.nan,
          "CPU s per day, low": connector, "CPU s per day, high": connector,
          "measured tasks.max": f"{lo_t:,} to {max_tasks(r):,}",
-         "extrapolated": bool(tasks > max_tasks(r) or tasks < lo_t)},
+         "extrapolated": planning.extrapolated(tasks, lo_t, max_tasks(r))},
         {"where": "queue manager", "series": name, "connectors": connectors, "tasks each": tasks, "idle MQGETs per day": gets,
          "CPU s per day, low": gets * inputs.empty_low * 1e-6, "CPU s per day, high": gets * inputs.empty_high * 1e-6,
          "measured tasks.max": "", "extrapolated": False}])

@@ -15,7 +15,7 @@ from mqperf.chapters.kafka_message_size import KB, MB
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
 from mqperf.models import latency_bandwidth as lb
-from mqperf.models import weighting
+from mqperf.models import planning, weighting
 from mqperf.models.fitset import FitSet
 
 SIZE = "size (KB)"
@@ -166,7 +166,7 @@ def plan(fits: FitSet, sizes_kb) -> pd.DataFrame:
                          "95 % lower (msg/s)": max(b.lower, 0.0) if np.isfinite(b.lower) else np.nan,
                          "95 % upper (msg/s)": b.upper, "MB/s": b.fit * kb / KB,
                          "fixed share of time (%)": r.a / r.time_per_message(kb * KB) * 100,
-                         "extrapolated": not bool(lo <= kb <= hi)})
+                         "extrapolated": planning.extrapolated(kb, lo, hi)})
     return pd.DataFrame(rows)
 
 
