@@ -47,3 +47,26 @@ def test_aicc_is_aic_plus_its_correction(k):
     n, ssr = 12, 40.0
     assert selection.gaussian_aicc(ssr, n, k) - selection.gaussian_aic(ssr, n, k) == pytest.approx(
         2 * (k + 1) * (k + 2) / (n - k - 2))
+
+
+def test_a_reading_answers_by_its_shape_without_a_cap():
+    from mqperf.models import bottleneck
+
+    n = np.array([1, 2, 3, 4, 6, 8], dtype=float)
+    peak = planning.Reading("USL", usl.fit(n, usl.throughput(n, 1000.0, 0.05, 0.002)), units="tasks")
+    assert peak.shape == "peak"
+    need, why = peak.units_for(6000.0)
+    assert need > 8 and not why and peak.rate([need])[0] >= 6000 > peak.rate([need - 1])[0]  # past the data
+    assert peak.units_for(peak.top()[1] * 1.01) == (None, "above the modelled peak")
+    limit = planning.Reading("Amdahl", usl.fit(n, 1000.0 * n / (1 + 0.1 * (n - 1)), amdahl_only=True), units="tasks")
+    assert limit.shape == "limit" and limit.top()[0] == np.inf
+    assert limit.units_for(limit.result.lam / limit.result.sigma)[0] is None
+    need, _ = limit.units_for(5000.0)
+    assert limit.rate([need])[0] >= 5000 > limit.rate([need - 1])[0]
+    gains = limit.gains(planning.LAST_POSSIBLE + 1)
+    last = limit.last_paying(5.0)
+    assert gains[last - 2] >= 5.0 > gains[last - 1]
+    flat = np.minimum(1000.0 * n, 3500.0)
+    ceiling = planning.Reading("bottleneck", bottleneck.fit(n, flat), kind="bottleneck", units="tasks")
+    assert ceiling.shape == "ceiling" and ceiling.units_for(3000.0) == (3, "")
+    assert ceiling.units_for(4000.0) == (None, "above the ceiling")

@@ -77,7 +77,7 @@ class Equal:
     It enters the fit as one more residual, X(b) − r·X(a), weighted like a measured point:
     the statement is as precise as the measurements it summarises, no more. ``ratio``
     r = 1 reads "no gain" literally; r = 1.03 or 0.97 read it loosely (see
-    :func:`mqperf.chapters._kafka_task_scaling_fits.sensitivity_table`).
+    :func:`mqperf.chapters.kafka_task_scaling.fits.sensitivity_table`).
     """
 
     a: float
@@ -123,10 +123,11 @@ class USLResult(FitResult):
         return self.predict(n) / (self.lam * n)
 
     def n_for_rate(self, target: float, *, n_max: int = 1024) -> int | None:
-        """Smallest whole N whose modelled throughput reaches ``target``; None if none does."""
-        n = np.arange(1, n_max + 1)
-        ok = np.nonzero(self.predict(n) >= target)[0]
-        return int(n[ok[0]]) if ok.size else None
+        """Smallest whole N ≤ ``n_max`` whose modelled throughput reaches ``target``; None if none does
+        (:func:`mqperf.models.planning.first_reaching`)."""
+        from mqperf.models import planning
+
+        return planning.first_reaching(self.predict, target, limit=n_max)
 
     def marginal_gain(self, n) -> np.ndarray:
         """X(N) − X(N − 1): what the N-th unit adds (negative past the peak)."""

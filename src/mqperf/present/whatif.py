@@ -98,7 +98,7 @@ def usl(*, lam: float, sigma: float, kappa: float, target: float, n_max: int, re
     """X(N) = λN / (1 + σ(N−1) + κN(N−1)) under λ, σ, log10 κ and a target rate.
 
     Answers: N* = sqrt((1 − σ)/κ), X* = X(N*), and the smallest whole N ≤ ``n_max`` with
-    X(N) ≥ target (as :meth:`mqperf.models.usl.USLResult.n_for_rate`). ``reference`` has
+    X(N) ≥ target (as :func:`mqperf.models.planning.first_reaching`). ``reference`` has
     ``x``, ``fit`` and optionally ``lower``/``upper``: the fitted curve, fixed.
     """
     if not kappa > 0:

@@ -4,12 +4,16 @@
 chapter's ``analyse``, exactly what ``mqperf run`` checks and the notebook shows) and turns
 the chapter's model cards into small plain dicts, so only a few hundred bytes per dataset
 travel back to the client. Summary columns are generic (read from the cards); a chapter adds
-its own through ``mqperf.chapters._<chapter>_fleet`` (optional), which defines:
+its own by declaring, in its package (``mqperf.chapters.<chapter>``; optional, a chapter without
+them has no columns of its own):
 
 * ``fleet_columns(p, r) -> dict[str, dict]``: extra columns per card name; a key that is no
   card's name is a series the chapter could not fit (its dict holds ``series`` and ``reason``);
 * ``CURRENT_COLUMN`` and ``UNIT`` (optional): the column holding a series' current rate, which
-  the page charts against the modelled peak (``peak_x``) and ranks by share of the peak.
+  the page charts against the modelled peak (``peak_x``) and ranks by share of the peak;
+* ``fleet_summary(p) -> Results`` (optional): the run as the summary reads it (the model cards and
+  whatever ``fleet_columns`` reads), made by the chapter's own analysis without the parts a summary
+  does not show (charts, what-if, sentences); without it a row runs the whole analysis.
 
 :func:`summary_frame`, :func:`write_csv` and :func:`write_page` run in the client.
 """
@@ -17,7 +21,6 @@ its own through ``mqperf.chapters._<chapter>_fleet`` (optional), which defines:
 from __future__ import annotations
 
 import html
-import importlib
 import math
 import warnings
 
@@ -42,11 +45,6 @@ def warm(chapters: list[str]) -> list[str]:
     done = []
     for name in chapters:
         chapter_modules.module(name)
-        for private in ("fits", "fleet"):
-            try:
-                importlib.import_module(f"mqperf.chapters._{name}_{private}")
-            except ModuleNotFoundError:
-                pass
         done.append(name)
     return done
 
@@ -64,7 +62,7 @@ def run_row(chapter: str, data: str, params: dict, report_to: str | None = None)
         ``status`` (``"ok"``, ``"bad input"`` or ``"failed"``), ``reason`` (one line, empty when
         ok) and ``rows``: one plain dict per model card (see :func:`card_rows`).
     """
-    from mqperf import chapters
+    from mqperf import chapters, parameters
     from mqperf.errors import DataError, ModelError, ParameterError
 
     if report_to:
@@ -72,8 +70,13 @@ def run_row(chapter: str, data: str, params: dict, report_to: str | None = None)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = chapters.preflight(chapter, data, params)
-            return _outcome(OK, rows=card_rows(chapter, _values(chapter, data, params), r))
+            summary = _declared(chapter, "fleet_summary")
+            if summary is None:
+                r = chapters.preflight(chapter, data, params)
+                return _outcome(OK, rows=card_rows(chapter, _values(chapter, data, params), r))
+            values = _values(chapter, data, params)
+            parameters.validate(chapter, {k: v for k, v in values.items() if k != "cards_dir"})
+            return _outcome(OK, rows=card_rows(chapter, values, summary(values)))
     except (DataError, ModelError, ParameterError) as exc:
         return _outcome(BAD, str(exc))
     except Exception as exc:  # a defect of ours, or a library's: this row says so, the others go on
@@ -118,10 +121,8 @@ def _values(chapter: str, data: str, params: dict) -> dict:
 
 def card_rows(chapter: str, p: dict, r) -> list[dict]:
     """One dict per model card of ``r``, plus the chapter's own columns (``fleet_columns``)."""
-    try:
-        extra = importlib.import_module(f"mqperf.chapters._{chapter}_fleet").fleet_columns(p, r)
-    except ModuleNotFoundError:
-        extra = {}
+    columns = _declared(chapter, "fleet_columns")
+    extra = columns(p, r) if columns is not None else {}
     rows = []
     for name, card in r.cards:
         row = {"series": series_label(chapter, card, name), "model": card.get("model", "")}
@@ -233,14 +234,18 @@ def write_csv(frame, path) -> None:
 
 # -- the page --------------------------------------------------------------------------------
 
+def _declared(chapter: str, part: str):
+    """A part the chapter's package declares (``fleet_columns``, ``CURRENT_COLUMN``...), or None."""
+    from mqperf import chapters as chapter_modules
+
+    return getattr(chapter_modules.module(chapter), part, None)
+
+
 def _current(chapters: list[str]) -> tuple[str | None, str]:
     for chapter in chapters:
-        try:
-            mod = importlib.import_module(f"mqperf.chapters._{chapter}_fleet")
-        except ModuleNotFoundError:
-            continue
-        if getattr(mod, "CURRENT_COLUMN", None):
-            return mod.CURRENT_COLUMN, getattr(mod, "UNIT", "")
+        current = _declared(chapter, "CURRENT_COLUMN")
+        if current:
+            return current, _declared(chapter, "UNIT") or ""
     return None, ""
 
 

@@ -1,17 +1,21 @@
 """Message size: unit conversions, the printed-MB/s check, fits, leave-one-out, planning, reader files."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-import props
-from mqperf import parameters
-from mqperf.chapters import _kafka_message_size_fits as k
-from mqperf.chapters import kafka_message_size as chapter
-from mqperf.errors import DataError, ModelError
-from mqperf.present.cards import card_name
-from mqperf.present.results import Missing
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
+import props  # noqa: E402
+from mqperf import parameters  # noqa: E402
+from mqperf.chapters.kafka_message_size import fits as k  # noqa: E402
+from mqperf.chapters import kafka_message_size as chapter  # noqa: E402
+from mqperf.errors import DataError, ModelError  # noqa: E402
+from mqperf.present.cards import card_name  # noqa: E402
+from mqperf.present.results import Missing  # noqa: E402
 
 BOOK = parameters.defaults("kafka_message_size")
 

@@ -24,7 +24,7 @@ Rules, one per class of sentence (each returns the offending text):
 - report-level classes (:mod:`kafka_truth_rules`): names as given, no "–" for a number, no
   doubled sentence, extrapolations recorded.
 
-Run as a script (``python tests/chapters/test_kafka_task_scaling_truth.py``) it prints the false
+Run as a script (``python tests/chapters/kafka_task_scaling/test_kafka_task_scaling_truth.py``) it prints the false
 sentences per class, the numbers of the closing note.
 """
 
@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import kafka_truth_rules as rules  # noqa: E402
 import props  # noqa: E402
 

@@ -5,15 +5,19 @@ flat, rising, pure 1/size (no fixed cost), two sizes only, one series and many, 
 "/" in series names, and a file of ~20,000 interval rows.
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import props
-from mqperf.chapters import _kafka_message_size_fits as k
-from mqperf.errors import DataError, ModelError
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
+import props  # noqa: E402
+from mqperf.chapters.kafka_message_size import fits as k  # noqa: E402
+from mqperf.errors import DataError, ModelError  # noqa: E402
 
 SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -11,9 +11,23 @@ from __future__ import annotations
 
 import math
 
-#: The column :mod:`mqperf.publish.fleet_summary` charts each row's peak against, and its unit.
-CURRENT_COLUMN = "current_rate_msg_s"
-UNIT = "msg/s"
+from mqperf.chapters.kafka_task_scaling import CHAPTER, CURRENT_COLUMN
+
+
+def summary(p: dict):
+    """What :func:`fleet_columns` and the fleet's card rows read of a run, and nothing else: the
+    points, the fits and planning tables and the model cards, made exactly as :func:`.analysis.analyse`
+    makes them (the same fits, rankings and frames), without its charts, what-if, leave-one-out and
+    sentences, which a fleet summary does not show."""
+    from mqperf.chapters.kafka_task_scaling import analysis, fits as k
+
+    f = analysis.fitted(p)
+    r = analysis.results(f)
+    r.table("fits", k.fits_table(f.fits, f.choices))
+    r.table("plan", k.plan_table(f.ranks, f.pts, f.target))
+    for name, card, result in f.fits.cards(CHAPTER, f.src.name):
+        r.card(name, card, result)
+    return r
 
 
 def fleet_columns(p: dict, r) -> dict[str, dict]:
@@ -53,7 +67,7 @@ def fleet_columns(p: dict, r) -> dict[str, dict]:
     cards = dict(r.cards)
     out: dict[str, dict] = {}
     for name, rows in pts.groupby("series", sort=False):
-        key = card_name("kafka_task_scaling", str(name))
+        key = card_name(CHAPTER, str(name))
         measured = int(rows["tasks"].max())
         current = float(rows["rate_msg_s"].max())
         card = cards.get(key)
@@ -76,7 +90,7 @@ def fleet_columns(p: dict, r) -> dict[str, dict]:
     if fits is not None and "model" in fits:
         for row in fits.to_dict("records"):
             if row["model"] == "none":
-                key = card_name("kafka_task_scaling", str(row["series"]))
+                key = card_name(CHAPTER, str(row["series"]))
                 if key not in cards:
                     out[str(row["series"])] = {"series": str(row["series"]), "reason": str(row["identification"])}
     return out

@@ -3,8 +3,7 @@
 The model (:mod:`mqperf.models.latency_bandwidth`) is t(s) = a + s/B in seconds and bytes;
 this module converts to the chapter's units (µs, KB, MB/s) with the source article's
 convention 1 KB = 1,024 bytes and 1 MB = 1,024 KB, so MB/s = messages/s × KB / 1,024.
-Frames carry raw floats under human column names; sentences are made in
-:mod:`mqperf.chapters.kafka_message_size`.
+Frames carry raw floats under human column names; sentences are made in :mod:`.text`.
 """
 
 from __future__ import annotations
@@ -12,14 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mqperf.chapters.kafka_message_size import KB, MB
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
 from mqperf.models import latency_bandwidth as lb
-from mqperf.models import weighting
+from mqperf.models import planning, weighting
 from mqperf.models.fitset import FitSet
 
-KB = 1024.0
-MB = 1024.0 * 1024.0
 SIZE = "size (KB)"
 RATE = "rate (msg/s)"
 
@@ -118,16 +116,14 @@ def curves(fits: FitSet, kb_max: float, *, as_mb: bool = False) -> pd.DataFrame:
     """Fitted rate (or MB/s) against size with the 95 % confidence and prediction bands, their
     lower edges clipped at 0."""
     grid = np.round(np.linspace(1.0, float(kb_max), 60), 4)
-    parts = []
-    for name, r in fits.results.items():
-        band = r.bands(grid * KB)
-        band["x"], band["series"] = grid, name
-        band["lower"], band["pred_lower"] = band["lower"].clip(lower=0), band["pred_lower"].clip(lower=0)
-        if as_mb:
-            for col in ("fit", "lower", "upper", "pred_lower", "pred_upper"):
-                band[col] = band[col] * grid / KB
-        parts.append(band)
-    return pd.concat(parts, ignore_index=True)
+    cols = ["x", "fit", "lower", "upper", "pred_lower", "pred_upper", "series"]
+    frame = fits.curves(grid * KB, y="fit").reindex(columns=cols)  # the model's x is bytes: shown in KB
+    frame["x"] = frame["x"] / KB
+    frame["lower"], frame["pred_lower"] = frame["lower"].clip(lower=0), frame["pred_lower"].clip(lower=0)
+    if as_mb:
+        for col in ("fit", "lower", "upper", "pred_lower", "pred_upper"):
+            frame[col] = frame[col] * frame["x"] / KB
+    return frame
 
 
 def residuals(fits: FitSet) -> pd.DataFrame:
@@ -170,7 +166,7 @@ def plan(fits: FitSet, sizes_kb) -> pd.DataFrame:
                          "95 % lower (msg/s)": max(b.lower, 0.0) if np.isfinite(b.lower) else np.nan,
                          "95 % upper (msg/s)": b.upper, "MB/s": b.fit * kb / KB,
                          "fixed share of time (%)": r.a / r.time_per_message(kb * KB) * 100,
-                         "extrapolated": not bool(lo <= kb <= hi)})
+                         "extrapolated": planning.extrapolated(kb, lo, hi)})
     return pd.DataFrame(rows)
 
 
@@ -181,26 +177,3 @@ def refit_without(pts: pd.DataFrame, series: str, kb: float):
         return fitter()(rows)
     except ModelError:
         return None
-
-
-# -- charts -----------------------------------------------------------------------------------
-
-def rate_chart(pts, curve):
-    from mqperf.present import charts
-
-    return charts.measured_vs_fitted(pts, curve, x="msg_size_kb", y="rate_msg_s", x_title="message size (KB)",
-                                     y_title="rate (msg/s)", title="Message rate by size: t(s) = a + s/B")
-
-
-def bytes_chart(pts, curve):
-    from mqperf.present import charts
-
-    return charts.measured_vs_fitted(pts, curve, x="msg_size_kb", y="mb_s", x_title="message size (KB)",
-                                     y_title="MB per second (MB/s)", title="Bytes moved by size, approaching B")
-
-
-def residual_chart(frame):
-    from mqperf.present import charts
-
-    return charts.residuals(frame, x="msg_size_kb", x_title="message size (KB)",
-                            title="Residuals: measured rate against the fit")

@@ -7,6 +7,8 @@ and planning parameters vary too.
 """
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import props
-from mqperf.errors import DataError, ModelError
-from mqperf.models import polling
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
+import props  # noqa: E402
+from mqperf.errors import DataError, ModelError  # noqa: E402
+from mqperf.models import polling  # noqa: E402
 
 CH = "kafka_idle_trickle"
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,

@@ -3,18 +3,21 @@ on the book's data and on a reader's."""
 
 import math
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from mqperf.chapters import _kafka_idle_trickle_parts as parts
 from mqperf.chapters import kafka_idle_trickle as chapter
+from mqperf.chapters.kafka_idle_trickle import fits as parts
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing
 
-import props
-from props import run
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
+import props  # noqa: E402
+from props import run  # noqa: E402
 
 CH = "kafka_idle_trickle"
 

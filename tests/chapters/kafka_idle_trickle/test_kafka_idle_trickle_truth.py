@@ -22,7 +22,7 @@ Rules, one per class of sentence:
 - ``unlabelled``: a plan beyond the measured tasks.max not marked "extrapolated";
 - report-level classes (:mod:`kafka_truth_rules`).
 
-``python tests/chapters/test_kafka_idle_trickle_truth.py`` prints the false sentences per class.
+``python tests/chapters/kafka_idle_trickle/test_kafka_idle_trickle_truth.py`` prints the false sentences per class.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import kafka_truth_rules as rules  # noqa: E402
 import props  # noqa: E402
 

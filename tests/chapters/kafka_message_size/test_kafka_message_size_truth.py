@@ -18,7 +18,7 @@ Rules, one per class of sentence:
   the measured sizes without an "extrapolated" flag;
 - report-level classes (:mod:`kafka_truth_rules`).
 
-``python tests/chapters/test_kafka_message_size_truth.py`` prints the false sentences per class.
+``python tests/chapters/kafka_message_size/test_kafka_message_size_truth.py`` prints the false sentences per class.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import kafka_truth_rules as rules  # noqa: E402
 import props  # noqa: E402
 

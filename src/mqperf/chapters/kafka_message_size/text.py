@@ -1,99 +1,17 @@
-"""Message size: rate and MB/s against message size, from the latency–bandwidth model t(s) = a + s/B.
+"""Message size's sentences and its about-passages (the latter shown on the book's data only).
 
-``analyse`` loads the rates, fits each series (:mod:`._kafka_message_size_fits`), and turns
-every result into a table, chart or sentence of the report.
+Each sentence says a, B, the half-size or a planned rate only as far as the data identify it
+(:func:`mqperf.models.evidence.identified`), and labels what lies outside the measured sizes.
 """
 
-from mqperf.declarations import DataFile, Internal, Number
+from __future__ import annotations
 
-# IBM MQ's largest message is 100 MB (102,400 KB); no size beyond it can be planned.
-MAX_MESSAGE_KB = 102400
-
-PARAMETERS = {
-    "data": DataFile(help="message rate against size: a CSV with msg_size_kb, rate_msg_s [, series, connector], "
-                          "or a book dataset", contract="kafka_message_size"),
-    "plan_msg_size_kb": Number(help="planning question: rate and MB/s at this message size", unit="KB",
-                               minimum=0, exclusive_minimum=True, maximum=MAX_MESSAGE_KB),
-    "max_size_kb": Number(help="the largest message size the charts and the planning table show", unit="KB",
-                          minimum=1, maximum=MAX_MESSAGE_KB),
-    "cards_dir": Internal(help="where model cards go; mqperf run sets it to DIR/models"),
-}
-
-CHAPTER = "kafka_message_size"
-#: Sentences name at most this many series one by one; the tables give the rest.
-NAMED = 8
+from mqperf.chapters.kafka_message_size import MB, NAMED, fits as k
+from mqperf.models import evidence
+from mqperf.present import prose, text
 
 
-def analyse(p: dict):
-    """Everything the chapter shows, computed from ``p`` (the notebook's parameters)."""
-    from mqperf.chapters import _kafka_message_size_fits as k
-    from mqperf.data import aggregate, views
-    from mqperf.present import prose, text
-    from mqperf.present.results import Results
-
-    src = views.describe(p["data"])
-    pts = k.points(views.open(p["data"], CHAPTER))
-    fits = k.fit_all(pts, data_name=src.name, data_hash=src.sha256)
-    plan_kb, max_kb = float(p["plan_msg_size_kb"]), float(p["max_size_kb"])
-    r = Results(book_data=src.book_data, source=src.name)
-    r.points, r.fit_results = pts, dict(fits.results)
-    r.answers = "the rate and MB/s at plan_msg_size_kb and at the planning table's sizes, the half-size, the size for 90 % of B"
-
-    r.about("about_measured", ABOUT_MEASURED)
-    r.text("aggregation", aggregate.note(pts, per="series and message size", value="rate_msg_s"))
-    rows = f": means of {int(pts[aggregate.COUNT].sum()):,} rows" if aggregate.aggregated(pts) else ""
-    r.table("points", k.points_table(pts), caption=f"Rates by message size (1 MB = 1,024 KB){rows}", digits=5)
-    check = k.mb_check(pts)
-    r.table("mb_check", check, caption="Printed MB/s against rate × size / 1,024", digits=5,
-            missing="your file has no approx_mb_s column, so there is no printed MB/s to check")
-    r.text("mb_check_text", _mb_text(check, prose))
-    r.about("about_mb", ABOUT_MB)
-
-    r.table("fits", k.fits_table(fits), caption="One latency–bandwidth fit per series", digits=4)
-    r.text("identification", prose.identification(fits.results), _unfitted(fits, prose))
-    r.table("parameters", k.parameter_table(fits) if fits.any_intervals else None, digits=4,
-            caption="Estimates and 95 % intervals",
-            missing="no fit has residual degrees of freedom, so there are no intervals; the estimates are in the "
-                    "table above")
-    r.text("readings", _readings(fits, pts, prose, r))
-    r.about("about_readings", ABOUT_READINGS)
-
-    # The curves span the measured sizes too, whatever max_size_kb asks for.
-    span = max(max_kb, float(pts["msg_size_kb"].max()))
-    r.chart("rate_chart", k.rate_chart(pts, k.curves(fits, span)))
-    r.chart("bytes_chart", k.bytes_chart(pts, k.curves(fits, span, as_mb=True)))
-    r.chart("residual_chart", k.residual_chart(k.residuals(fits)))
-
-    loo = k.leave_one_out(fits, pts, src.name, src.sha256)
-    r.table("loo", loo, caption="Leave one size out: each rate predicted by a fit of the other sizes", digits=4,
-            missing="no series has three or more distinct sizes, so no size can be left out and still leave a fit")
-    r.text("loo_text", _loo_text(loo, prose))
-    anchor = _about_anchor(fits, pts, k, prose) if src.book_data else ""
-    if anchor:
-        r.about("about_anchor", anchor)
-    else:
-        r.text("about_anchor")
-
-    asked = k.plan(fits, [plan_kb])
-    r.table("plan", asked, caption=f"Expected rate at {prose.num(plan_kb, 12)} KB", digits=4)
-    r.text("plan_text", _plan_text(asked, pts, fits, prose, r))
-    sizes = sorted({1.0, 2.0, 4.0, 8.0, 16.0, 32.0, max_kb, plan_kb})
-    by_size = k.plan(fits, sizes)
-    r.table("plan_sizes", by_size, caption="Expected rate by message size (extrapolated: outside the sizes measured)",
-            digits=4)
-    for row in by_size[by_size["extrapolated"]].to_dict("records"):
-        r.extrapolated(f"{text.visible(row['series'])}: the rate at {prose.num(row['size (KB)'])} KB (table)")
-    r.about("about_plan", ABOUT_PLAN)
-
-    r.checked("Quantities stated", _identified_check(fits, prose))
-    for name, card, result in fits.cards(CHAPTER, src.name):
-        r.card(name, card, result)
-    return r
-
-
-# -- sentences -------------------------------------------------------------------------------
-
-def _unfitted(fits, prose) -> str:
+def unfitted(fits) -> str:
     names = list(fits.failures)
     if not names:
         return ""
@@ -102,7 +20,7 @@ def _unfitted(fits, prose) -> str:
     return " ".join(lines) + more
 
 
-def _mb_text(check, prose) -> str:
+def mb_text(check) -> str:
     if check is None or check.empty:
         return ""
     wrong = check[~check["agrees"]]
@@ -120,7 +38,7 @@ def _mb_text(check, prose) -> str:
     return "\n\n".join([head, prose.bullets(lines), tail]) if lines else head + " " + tail
 
 
-def _readings(fits, pts, prose, r) -> str:
+def readings(fits, pts, r) -> str:
     """a, B, the half-size and the size for 90 % of B, each said only as far as the data identify it."""
     out = []
     for name, res in list(fits.results.items())[:NAMED]:
@@ -135,44 +53,37 @@ def _readings(fits, pts, prose, r) -> str:
         elif "a" in res.active_bounds or a_us == 0:
             ci = res.conf_int()
             s = (f"{q}: no fixed time per message the data can see (a is held at 0), so the rate falls as 1/size; "
-                 + prose.estimate("the bandwidth B", bw, ci.loc["B", "lower"] / MB_, ci.loc["B", "upper"] / MB_, "MB/s"))
-            known = {"a": False, "B": _identified(ci.loc["B", "lower"], ci.loc["B", "upper"])}
+                 + prose.estimate("the bandwidth B", bw, ci.loc["B", "lower"] / MB, ci.loc["B", "upper"] / MB, "MB/s"))
+            known = {"a": False, "B": identified(ci.loc["B", "lower"], ci.loc["B", "upper"])}
         else:
             ci = res.conf_int()
             a_lo, a_hi = ci.loc["a", "lower"] * 1e6, ci.loc["a", "upper"] * 1e6
-            b_lo, b_hi = ci.loc["B", "lower"] / MB_, ci.loc["B", "upper"] / MB_
+            b_lo, b_hi = ci.loc["B", "lower"] / MB, ci.loc["B", "upper"] / MB
             s = (f"{q}: " + prose.estimate("the fixed time a", a_us, a_lo, a_hi, "µs per message") + "; "
                  + prose.estimate("the bandwidth B", bw, b_lo, b_hi, "MB/s"))
-            known = {"a": _identified(a_lo, a_hi), "B": _identified(b_lo, b_hi)}
+            known = {"a": identified(a_lo, a_hi), "B": identified(b_lo, b_hi)}
         if known["a"] and known["B"]:
             half, s90 = res.s_half() / 1024.0, res.size_for_fraction(0.9) / 1024.0
-            s += (f"; half the time per message is per byte at {prose.num(half)} KB{_outside(half, low, top, r, name, 'the half-size')}"
-                  f", and 90 % of B needs {prose.num(s90)} KB{_outside(s90, low, top, r, name, 'the size for 90 % of B')}.")
+            s += (f"; half the time per message is per byte at {prose.num(half)} KB{outside(half, low, top, r, name, 'the half-size')}"
+                  f", and 90 % of B needs {prose.num(s90)} KB{outside(s90, low, top, r, name, 'the size for 90 % of B')}.")
         elif "a" in res.active_bounds or a_us == 0:
             s += "; with no fixed time, every size is limited by the bandwidth alone."
         else:
             s += ("; so the size at which the per-byte time overtakes the fixed time (the half-size) cannot be told "
                   "either.")
         if res.df_resid > 0:
-            s += f" The curve misses its points by up to {prose.pct(_miss(res))}."
+            s += f" The curve misses its points by up to {prose.pct(k.worst_miss(res))}."
         out.append(s)
     more = f"\n\nThe tables give the other {len(fits.results) - NAMED:,} series." if len(fits.results) > NAMED else ""
     return prose.bullets(out) + more
 
 
-MB_ = 1024.0 * 1024.0
-
-
-def _identified(lo: float, hi: float) -> bool:
-    from mqperf.models import evidence
-
+def identified(lo: float, hi: float) -> bool:
     return bool(evidence.identified(lo, hi))
 
 
-def _outside(kb: float, low: float, top: float, r, name: str, what: str) -> str:
+def outside(kb: float, low: float, top: float, r, name: str, what: str) -> str:
     """" (extrapolated: ...)" when ``kb`` lies outside the measured sizes, recorded on ``r``; else ""."""
-    from mqperf.present import prose, text
-
     if low <= kb <= top:
         return ""
     r.extrapolated(f"{text.visible(name)}: {what} ({prose.num(kb)} KB)")
@@ -181,13 +92,7 @@ def _outside(kb: float, low: float, top: float, r, name: str, what: str) -> str:
     return f" (extrapolated: {side})"
 
 
-def _miss(result) -> float:
-    from mqperf.chapters._kafka_message_size_fits import worst_miss
-
-    return worst_miss(result)
-
-
-def _loo_text(loo, prose) -> str:
+def loo_text(loo) -> str:
     if loo is None or loo.empty:
         return ""
     done = loo.dropna(subset=["error %"])
@@ -206,9 +111,7 @@ def _loo_text(loo, prose) -> str:
     return s
 
 
-def _plan_text(asked, pts, fits, prose, r) -> str:
-    from mqperf.present import text
-
+def plan_text(asked, pts, fits, r) -> str:
     out = []
     for row in asked.head(NAMED).to_dict("records"):
         name, kb = row["series"], row["size (KB)"]
@@ -224,7 +127,7 @@ def _plan_text(asked, pts, fits, prose, r) -> str:
         s += (f", 95 % interval {prose.num(lo)} to {prose.num(hi)} msg/s." if lo == lo and hi == hi else
               ", with no interval (the fit has no residual degrees of freedom).")
         res = fits.results[name]
-        if _a_known(res):
+        if a_known(res):
             s += f" {prose.pct(row['fixed share of time (%)'])} of the time per message is the fixed cost."
         else:
             s += " How much of that time is the fixed cost the data cannot tell (see the fixed time a above)."
@@ -232,7 +135,7 @@ def _plan_text(asked, pts, fits, prose, r) -> str:
     return prose.bullets(out)
 
 
-def _identified_check(fits, prose) -> str:
+def identified_check(fits) -> str:
     """Which series' a and B the report states as values, and which it says it cannot tell."""
     told, untold, exact = [], [], []
     for name, res in fits.results.items():
@@ -240,7 +143,7 @@ def _identified_check(fits, prose) -> str:
             exact.append(name)
             continue
         ci = res.conf_int()
-        ok = all(p not in res.active_bounds and _identified(ci.loc[p, "lower"], ci.loc[p, "upper"]) for p in ("a", "B"))
+        ok = all(p not in res.active_bounds and identified(ci.loc[p, "lower"], ci.loc[p, "upper"]) for p in ("a", "B"))
         (told if ok else untold).append(name)
     parts = [f"{prose.count(len(told), 'series', 'series')} with a and B identified (95 % interval positive and "
              "within a factor 10)"]
@@ -253,7 +156,7 @@ def _identified_check(fits, prose) -> str:
     return "; ".join(parts)
 
 
-def _a_known(res) -> bool:
+def a_known(res) -> bool:
     """The fixed time is identified (its interval) or the fit is exact (a description); a fixed time
     held at 0 is one the data cannot see, not one they show to be 0."""
     if res.df_resid <= 0:
@@ -261,7 +164,7 @@ def _a_known(res) -> bool:
     if "a" in res.active_bounds or res.a == 0:
         return False
     ci = res.conf_int()
-    return _identified(ci.loc["a", "lower"], ci.loc["a", "upper"])
+    return identified(ci.loc["a", "lower"], ci.loc["a", "upper"])
 
 
 # -- about the published measurements (shown on the book's own data only) ----------------------
@@ -287,7 +190,7 @@ source's sustainable 28,000 msg/s is just below its 1KB peak here (28,776), but 
 in the source ({ref}`erratum E040 <errata-e040>`)."""
 
 
-def _about_anchor(fits, pts, k, prose) -> str:
+def about_anchor(fits, pts) -> str:
     """Erratum E040: the sink's 1KB "peak" is below its sustainable rate, and it anchors the fixed cost."""
     name = "sink peak nonpersistent"
     full = fits.results.get(name)
@@ -299,8 +202,8 @@ def _about_anchor(fits, pts, k, prose) -> str:
             "it lies below the same connector's *sustainable* one-task rate of 44,996 msg/s, although the peak "
             "configuration removes the getters' contention ({ref}`erratum E040 <errata-e040>`). Without it the "
             f"fit through 10KB and 32KB alone gives a = {prose.num(without.a * 1e6)} µs and "
-            f"B = {prose.num(without.bandwidth / k.MB)} MB/s (against {prose.num(full.a * 1e6)} µs and "
-            f"{prose.num(full.bandwidth / k.MB)} MB/s with it) and predicts {prose.num(pred)} msg/s at 1KB, the "
+            f"B = {prose.num(without.bandwidth / MB)} MB/s (against {prose.num(full.a * 1e6)} µs and "
+            f"{prose.num(full.bandwidth / MB)} MB/s with it) and predicts {prose.num(pred)} msg/s at 1KB, the "
             "leave-one-out row above. Two sizes where most of the time is per byte cannot see the fixed cost, so "
             "the book keeps the printed point and reads the sink's a (and every small-message answer built on it) "
             "as resting on one questionable number.")

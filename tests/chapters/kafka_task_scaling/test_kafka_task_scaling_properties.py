@@ -5,16 +5,21 @@ linear, falling, the fewest points a fit accepts, one series and many, unicode a
 series names, and a file of ~20,000 interval rows.
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import props
-from mqperf.chapters import _kafka_task_scaling_fits as k
-from mqperf.errors import DataError, ModelError
-from mqperf.models import usl
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
+import props  # noqa: E402
+from mqperf.chapters import kafka_task_scaling as chapter  # noqa: E402
+from mqperf.chapters.kafka_task_scaling import fits as k  # noqa: E402
+from mqperf.errors import DataError, ModelError  # noqa: E402
+from mqperf.models import usl  # noqa: E402
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -53,8 +58,6 @@ def fit_results(r):
 
 
 def check(r, target, max_tasks):
-    from mqperf.chapters import _kafka_task_scaling_plan as plan
-
     results = fit_results(r)
     props.assert_report_is_honest(r, results)
     frame = r["plan"].frame
@@ -64,8 +67,8 @@ def check(r, target, max_tasks):
         if row["model"] == "bottleneck":
             assert row["chosen by"] != "the only reading"
             continue
-        reading = plan.Reading(row["model"], res)
-        need, why = reading.tasks_for(target)
+        reading = k.reading(res)
+        need, why = reading.units_for(target)
         said = row["tasks for the target"]
         assert said == (need if need is not None else f"none: {why}")
         if need is not None:  # the smallest whole N that reaches the target, however large
@@ -76,8 +79,8 @@ def check(r, target, max_tasks):
         last = row["last task adding ≥ 5 %"]
         n = np.arange(1, last + 2, dtype=float)
         gains = np.diff(res.predict(n)) / res.predict(n[:-1]) * 100
-        assert (gains[: last - 1] >= k.PAYING_PCT).all() and gains[last - 1] < k.PAYING_PCT
-        low, high = plan.measured(r.points, row["series"])
+        assert (gains[: last - 1] >= chapter.PAYING_PCT).all() and gains[last - 1] < chapter.PAYING_PCT
+        low, high = k.measured(r.points, row["series"])
         beyond = ((need is not None and not low <= need <= high) or not low <= last + 1 <= high
                   or not low <= last <= high)
         assert row["extrapolated"] == (beyond or "the modelled" in row["beyond the measured counts"])

@@ -1,9 +1,8 @@
-"""The idle and trickle chapter's steps: the idle line per connector, the get-with-wait arithmetic,
-the checks against the article's counts, and the two plans.
+"""Idle and trickle's numbers: the idle line per connector, the get-with-wait arithmetic, the
+checks against the article's counts, and the two plans.
 
-Imported by :func:`mqperf.chapters.kafka_idle_trickle.analyse` only (it carries pandas). Frames come
-out with the column names the report shows; sentences use :mod:`mqperf.present.prose`, so every
-number they state is a rounding of one a table of the same run shows.
+Frames come out with the column names the report shows; sentences are made in :mod:`.text`, so
+every number they state is a rounding of one a table of the same run shows.
 """
 
 from __future__ import annotations
@@ -14,17 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf.chapters.kafka_idle_trickle import CHAPTER, CPU, FORMULA, HOURS_PER_DAY
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
-from mqperf.models import costs, polling
+from mqperf.models import costs, evidence, planning, polling
 from mqperf.models.fitset import FitSet
-from mqperf.present import charts, prose
 from mqperf.present.cards import card_name
-
-CHAPTER = "kafka_idle_trickle"
-FORMULA = "cpu_s_per_hour ~ tasks"
-HOURS_PER_DAY = 24.0
-CPU = "cpu_s_per_hour"
 
 
 @dataclass(frozen=True)
@@ -39,7 +33,8 @@ class PollingInputs:
     from_data: bool = False
 
 
-# -- idle CPU ----------------------------------------------------------------------------------------
+# -- idle CPU -------------------------------------------------------------------------------------
+
 
 def idle_points(frame: pd.DataFrame) -> pd.DataFrame:
     """Contract rows as points (series, tasks, cpu_s_per_hour, basis), means per series and tasks."""
@@ -53,17 +48,6 @@ def idle_points(frame: pd.DataFrame) -> pd.DataFrame:
         "basis": (frame["basis"].fillna("measured").astype(str).to_numpy() if "basis" in frame else "measured"),
     })
     return aggregate.means(out, ["series", "tasks"], [CPU]).reset_index(drop=True)
-
-
-def aggregation_sentence(points: pd.DataFrame) -> str:
-    return aggregate.note(points, per="series and tasks value", value=CPU)
-
-
-def points_caption(points: pd.DataFrame) -> str:
-    caption = "Idle CPU: one point per series and tasks.max"
-    if aggregate.COUNT in points:
-        caption += f" ({int(points[aggregate.COUNT].sum()):,} file rows averaged into {len(points):,} points)"
-    return caption
 
 
 def points_table(points: pd.DataFrame) -> pd.DataFrame:
@@ -105,7 +89,7 @@ def max_tasks(r) -> int:
     return int(np.max(r.x[:, 1]))
 
 
-def _ci(r, p: str) -> tuple[float, float]:
+def ci(r, p: str) -> tuple[float, float]:
     if r.df_resid <= 0:
         return math.nan, math.nan
     ci = r.conf_int()
@@ -114,7 +98,7 @@ def _ci(r, p: str) -> tuple[float, float]:
 
 def fit_table(fits: FitSet) -> pd.DataFrame:
     def columns(r) -> dict:
-        (blo, bhi), (tlo, thi) = _ci(r, "Intercept"), _ci(r, "tasks")
+        (blo, bhi), (tlo, thi) = ci(r, "Intercept"), ci(r, "tasks")
         return {"base (CPU s/h)": base(r), "base, 95 % lower": blo, "base, 95 % upper": bhi,
                 "per task (CPU s/h)": per_task(r), "per task, 95 % lower": tlo, "per task, 95 % upper": thi,
                 "at 1 task (CPU s/h)": float(cpu_at(r, 1)[0]), "largest tasks.max measured": max_tasks(r),
@@ -126,72 +110,16 @@ def fit_table(fits: FitSet) -> pd.DataFrame:
 def per_task_sign(r) -> str:
     """"positive", "negative" or "cannot tell" (:func:`mqperf.models.evidence.sign`); an exactly
     identified line has no interval, so the sign of its slope is a description, "exact"."""
-    from mqperf.models import evidence
-
     if r.df_resid <= 0:
         return "exact"
-    return evidence.sign(*_ci(r, "tasks"))
+    return evidence.sign(*ci(r, "tasks"))
 
 
 def base_known(r) -> bool:
     """The base is a cost the data support: its interval lies above zero (an exact line: its value is > 0)."""
-    from mqperf.models import evidence
-
     if r.df_resid <= 0:
         return base(r) > 0
-    return evidence.sign(*_ci(r, "Intercept")) == "positive"
-
-
-def fit_sentences(fits: FitSet) -> list[str]:
-    """Base and per-task cost per series, each said only as far as its interval supports it."""
-    unit = "CPU s/h"
-
-    def line(group, r) -> str:
-        name = prose.quoted(group)
-        if r.df_resid <= 0:
-            sign = "adds" if per_task(r) >= 0 else "removes"
-            return (f"The line through the points of {name} puts its base at {prose.num(base(r), unit=unit)} and each "
-                    f"task {sign} {prose.num(abs(per_task(r)), unit=unit)}: a description of two points, with no "
-                    "interval to test either.")
-        (blo, bhi), (tlo, thi) = _ci(r, "Intercept"), _ci(r, "tasks")
-        if base_known(r):
-            first = (f"An idle {name} costs {prose.num(base(r), unit=unit)} before any task "
-                     f"({prose.interval(blo, bhi, unit)})")
-        else:
-            first = (f"The data cannot tell whether an idle {name} costs anything before its first task: the line's "
-                     f"base, {prose.num(base(r), unit=unit)}, has a {prose.interval(blo, bhi, unit)}, which includes "
-                     "zero")
-        second = prose.direction(per_task(r), tlo, thi, subject="each task", up="adds", down="removes", unit=unit)
-        return f"{first}; {second}."
-
-    out = prose.per_fit(fits, line)
-    res = fits.results
-    known = {s: r for s, r in res.items() if base_known(r)}
-    if len(known) >= 2:
-        hi = max(known, key=lambda s: base(known[s]))
-        lo = min(known, key=lambda s: base(known[s]))
-        if hi != lo:
-            out.append(f"The largest base, {prose.quoted(hi)}'s, is {prose.num(base(known[hi]) / base(known[lo]))} "
-                       f"times the smallest, {prose.quoted(lo)}'s.")
-    if any(base(r) < 0 and not base_known(r) and r.df_resid <= 0 for r in res.values()):
-        out.append("A negative base is not a cost: the line through these points does not describe the connector "
-                   "before its first task.")
-    return out
-
-
-def sign_check(fits: FitSet) -> str:
-    """For "How this report was made": which per-task costs the sentences give a direction."""
-    signs = [per_task_sign(r) for r in fits.results.values()]
-    told = sum(s in ("positive", "negative") for s in signs)
-    untold = signs.count("cannot tell")
-    exact = signs.count("exact")
-    parts = [f"{prose.count(told, 'per-task cost')} stated as adding or removing CPU (95 % interval on one side "
-             "of zero)"]
-    if untold:
-        parts.append(f"{prose.count(untold, 'per-task cost')} whose interval includes zero: the data cannot tell")
-    if exact:
-        parts.append(f"{prose.count(exact, 'line')} through two points: a description, with no interval")
-    return "; ".join(parts)
+    return evidence.sign(*ci(r, "Intercept")) == "positive"
 
 
 def base_ratio_table(fits: FitSet) -> pd.DataFrame | None:
@@ -204,28 +132,8 @@ def base_ratio_table(fits: FitSet) -> pd.DataFrame | None:
                          f"× {lo}'s base": [base(r) / base(res[lo]) for r in res.values()]})
 
 
-def idle_chart(points: pd.DataFrame, fits: FitSet, tasks_max: int):
-    grid = pd.DataFrame({"tasks": np.arange(1, int(tasks_max) + 1)})
-    parts = []
-    for name, r in fits.results.items():
-        band = r.bands(grid).rename(columns={"tasks": "x"})
-        band["series"] = name
-        parts.append(band[["x", "fit", "lower", "upper", "pred_lower", "pred_upper", "series"]])
-    measured = points[["series", "tasks", CPU, "basis"]]
-    return charts.measured_vs_fitted(measured, pd.concat(parts, ignore_index=True), x="tasks", y=CPU,
-                                     x_title="connector tasks (tasks.max)", y_title="idle CPU (CPU s/h)",
-                                     title="Idle connector CPU: base + per-task line")
+# -- polling --------------------------------------------------------------------------------------
 
-
-def chart_sentence(fits: FitSet, tasks_max: int) -> str | None:
-    measured = max(max_tasks(r) for r in fits.results.values())
-    if tasks_max <= measured:
-        return None
-    return (f"Past {prose.num(measured)} tasks (the largest measured) the lines up to {prose.num(tasks_max)} are "
-            "extrapolations: nothing tests that the cost stays linear there.")
-
-
-# -- polling ------------------------------------------------------------------------------------------
 
 def polling_inputs(trickle: pd.DataFrame | None, wait_s: float, empty_get_cpu_us) -> PollingInputs:
     """From the trickle input's one row, else from the parameters ``wait_s`` and ``empty_get_cpu_us``."""
@@ -255,27 +163,6 @@ def inputs_table(inputs: PollingInputs) -> pd.DataFrame:
     if inputs.unsuccessful_per_message is not None:
         rows.append(("of which unsuccessful", inputs.unsuccessful_per_message, "MQGETs", "measured"))
     return pd.DataFrame(rows, columns=["quantity", "value", "unit", "from"])
-
-
-def inputs_sentence(inputs: PollingInputs, defaults: bool = False) -> str:
-    """The polling inputs in one sentence; ``defaults``: they are the parameters' defaults on a reader's
-    run, the article's numbers rather than measurements of the reader's system, and the sentence says so."""
-    cost = (prose.num(inputs.empty_low, unit="CPU µs") if inputs.empty_low == inputs.empty_high
-            else f"{prose.num(inputs.empty_low)} to {prose.num(inputs.empty_high, unit='CPU µs')}")
-    whose = (" These are the defaults of the parameters wait_s and empty_get_cpu_us, the source article's wait and "
-             "its cost of an empty get in bindings mode, not measurements of your system." if defaults else "")
-    return (f"With a wait of {prose.num(inputs.wait_s, unit='s')}, an idle task issues "
-            f"{prose.num(polling.idle_polls_per_hour(inputs.wait_s))} MQGETs an hour, each costing {cost} on the queue "
-            f"manager.{whose}")
-
-
-def gets_chart(inputs: PollingInputs):
-    grid = np.round(np.geomspace(1.0, 3600.0, 60), 4)
-    rows = [{"interarrival_s": t, "gets_per_message": polling.gets_per_message(1 / t, w), "wait": f"W = {w:g} s"}
-            for w in sorted({5.0, inputs.wait_s, 120.0}) for t in grid]
-    return charts.lines(pd.DataFrame(rows), x="interarrival_s", y="gets_per_message", colour="wait",
-                        x_title="mean seconds between messages (log scale)", y_title="MQGET calls per message",
-                        title="MQGETs per message for a get-with-wait consumer", log_x=True, points=False)
 
 
 def _interval_for(gets: float, wait: float) -> float:
@@ -309,18 +196,6 @@ def trickle_check(inputs: PollingInputs) -> pd.DataFrame | None:
     ])
 
 
-def check_sentence(check: pd.DataFrame) -> str:
-    first, second = check.iloc[0], check.iloc[1]
-    text = (f"The model gives exactly {prose.num(first['measured'])} MQGETs per message when a message arrives every "
-            f"{prose.num(first['mean s between messages'], unit='s')} on average, and rounds to it for mean intervals "
-            f"from {prose.num(first['rounds to measured from (s)'])} to {prose.num(first['to (s)'], unit='s')}")
-    if second["measured"] is not None and not pd.isna(second["measured"]):
-        same = math.isclose(second["model"], second["measured"], abs_tol=0.05)
-        text += (f"; there, {prose.num(second['model'])} of them are unsuccessful, "
-                 + ("as measured" if same else f"against {prose.num(second['measured'])} measured"))
-    return text + "."
-
-
 def idle_mq_readings(inputs: PollingInputs, low: float, high: float, tasks=(1, 5)) -> pd.DataFrame:
     """The two readings of an idle MQ cost stated for "the equivalent period": per get, or per period."""
     rows = []
@@ -331,16 +206,6 @@ def idle_mq_readings(inputs: PollingInputs, low: float, high: float, tasks=(1, 5
                      "read per period, low (CPU µs per get)": low / polls,
                      "read per period, high (CPU µs per get)": high / polls})
     return pd.DataFrame(rows)
-
-
-def readings_sentence(table: pd.DataFrame, inputs: PollingInputs) -> str:
-    one = table.iloc[0]
-    per_get = one["read per period, low (CPU µs per get)"]
-    return (f"Read per get, the idle cost matches the {prose.num(inputs.empty_low)} to "
-            f"{prose.num(inputs.empty_high, unit='CPU µs')} of an empty get; read as the whole period's, each of the "
-            f"{prose.num(one['idle MQGETs per hour'])} idle gets an hour of one task would cost "
-            f"{prose.num(per_get)} to {prose.num(one['read per period, high (CPU µs per get)'], unit='CPU µs')}, "
-            f"{prose.num(inputs.empty_low / per_get)} times less than an empty get.")
 
 
 def polls_mq(series: str) -> bool:
@@ -364,36 +229,7 @@ def breakdown(fits: FitSet, inputs: PollingInputs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def breakdown_sentences(table: pd.DataFrame) -> list[str]:
-    out = []
-    for row in table.to_dict("records"):
-        name = prose.quoted(row["series"])
-        if not polls_mq(row["series"]):
-            out.append(f"{name} is taken not to poll MQ while idle (its name starts with “sink”).")
-            continue
-        share = row["MQ share of the task's cost (%)"]
-        tail = (f", {prose.pct(share)} of the {prose.num(row['connector CPU per task (CPU s/h)'], unit='CPU s/h')} "
-                "the task costs in the connector" if not math.isnan(share) else
-                "; the data do not establish that a task costs anything in the connector, so there is no share "
-                "to give")
-        out.append(f"An idle task of {name} costs {prose.num(row['MQ polling CPU, low (CPU s/h)'])} to "
-                   f"{prose.num(row['MQ polling CPU, high (CPU s/h)'], unit='CPU s/h')} on the queue manager{tail}.")
-    return out
-
-
-# -- planning -----------------------------------------------------------------------------------------
-
-def choose_series(fits: FitSet, wanted: str) -> tuple[str, str | None]:
-    """The fitted series to price, and a sentence when it is not the one asked for."""
-    names = list(fits.results)
-    for name in names:
-        if name == wanted:
-            return name, None
-    for name in names:
-        if name.startswith(wanted):
-            return name, None
-    return names[0], (f"These data have no fitted series {prose.quoted(wanted)} (parameter plan_connector), so the "
-                      f"plan prices {prose.quoted(names[0])}, the first fitted series.")
+# -- planning -------------------------------------------------------------------------------------
 
 
 def plan_idle(fits: FitSet, inputs: PollingInputs, name: str, connectors: int, tasks: int) -> pd.DataFrame:
@@ -405,28 +241,10 @@ def plan_idle(fits: FitSet, inputs: PollingInputs, name: str, connectors: int, t
         {"where": "connector", "series": name, "connectors": connectors, "tasks each": tasks, "idle MQGETs per day": math.nan,
          "CPU s per day, low": connector, "CPU s per day, high": connector,
          "measured tasks.max": f"{lo_t:,} to {max_tasks(r):,}",
-         "extrapolated": bool(tasks > max_tasks(r) or tasks < lo_t)},
+         "extrapolated": planning.extrapolated(tasks, lo_t, max_tasks(r))},
         {"where": "queue manager", "series": name, "connectors": connectors, "tasks each": tasks, "idle MQGETs per day": gets,
          "CPU s per day, low": gets * inputs.empty_low * 1e-6, "CPU s per day, high": gets * inputs.empty_high * 1e-6,
          "measured tasks.max": "", "extrapolated": False}])
-
-
-def plan_idle_sentence(plan: pd.DataFrame) -> str:
-    conn, mq = plan.iloc[0], plan.iloc[1]
-    n, t = int(conn["connectors"]), int(conn["tasks each"])
-    past = (f" (extrapolated: the measured tasks.max run from {conn['measured tasks.max']})"
-            if conn["extrapolated"] else "")
-    who = f"{n:,} idle {prose.quoted(conn['series'])} connector{'s' if n != 1 else ''} with {prose.count(t, 'task')} each"
-    qm = (f"and {prose.num(mq['CPU s per day, low'])} to {prose.num(mq['CPU s per day, high'])} on the queue manager "
-          f"({prose.num(mq['idle MQGETs per day'])} idle MQGETs)" if mq["idle MQGETs per day"] > 0
-          else "and nothing on the queue manager")
-    verb = "use" if n != 1 else "uses"
-    if conn["CPU s per day, low"] <= 0:
-        return (f"For {who} the line gives no positive connector CPU ({prose.num(conn['CPU s per day, low'])} CPU "
-                f"seconds a day){past}: it does not describe the connector there. On the queue manager they use "
-                + (f"{prose.num(mq['CPU s per day, low'])} to {prose.num(mq['CPU s per day, high'])} CPU seconds a day."
-                   if mq["idle MQGETs per day"] > 0 else "nothing."))
-    return f"{who} {verb} {prose.num(conn['CPU s per day, low'])} CPU seconds a day in the connector{past} {qm}."
 
 
 def plan_trickle(inputs: PollingInputs, rates, tasks: int, processing_time_s: float) -> pd.DataFrame:
@@ -446,18 +264,6 @@ def plan_trickle(inputs: PollingInputs, rates, tasks: int, processing_time_s: fl
     return pd.DataFrame(rows)
 
 
-def plan_trickle_sentence(table: pd.DataFrame, rate: float, tasks: int) -> str:
-    row = table[table["arrival rate (msg/s)"] == rate].iloc[0]
-    who = f"with {prose.count(tasks, 'task')}"
-    cpu = f"{prose.num(row['empty-get CPU, low (CPU µs/h)'])} to {prose.num(row['high (CPU µs/h)'], unit='CPU µs')}"
-    if rate == 0:
-        return (f"With no messages, {who}, the connector issues {prose.num(row['empty gets per hour'])} empty gets an "
-                f"hour, {cpu}.")
-    return (f"At {prose.num(rate, unit='msg/s')} ({prose.num(row['messages per hour'])} messages an hour) {who}, each "
-            f"message costs {prose.num(row['MQGETs per message'])} MQGETs and {prose.pct(row['empty share (%)'])} of "
-            f"the gets find nothing: {prose.num(row['empty gets per hour'])} empty gets an hour, {cpu}.")
-
-
 def cards(fits: FitSet, src) -> list[tuple[str, dict, object]]:
     out = []
     for name, r in fits.results.items():
@@ -468,3 +274,22 @@ def cards(fits: FitSet, src) -> list[tuple[str, dict, object]]:
         out.append((card_name(CHAPTER, "idle cpu " + name),
                     r.to_card(name=f"{CHAPTER}: idle CPU, {name}", dataset=src.name, notes=notes), r))
     return out
+
+
+def idle_curves(fits: FitSet, tasks_max: int) -> pd.DataFrame:
+    """Each line on tasks 1..tasks_max with its bands (the statsmodels fit predicts from a frame of tasks)."""
+    grid = pd.DataFrame({"tasks": np.arange(1, int(tasks_max) + 1)})
+    parts = []
+    for name, r in fits.results.items():
+        band = r.bands(grid).rename(columns={"tasks": "x"})
+        band["series"] = name
+        parts.append(band[["x", "fit", "lower", "upper", "pred_lower", "pred_upper", "series"]])
+    return pd.concat(parts, ignore_index=True)
+
+
+def interarrival_gets(wait_s: float) -> pd.DataFrame:
+    """MQGETs per message against the mean seconds between messages, at 5 s, 120 s and this wait."""
+    grid = np.round(np.geomspace(1.0, 3600.0, 60), 4)
+    rows = [{"interarrival_s": t, "gets_per_message": polling.gets_per_message(1 / t, w), "wait": f"W = {w:g} s"}
+            for w in sorted({5.0, wait_s, 120.0}) for t in grid]
+    return pd.DataFrame(rows)

@@ -1,5 +1,8 @@
 """Task scaling: model choice by identifiability, the book's series, reader files, planning."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +13,9 @@ from mqperf.data import loader
 from mqperf.errors import ModelError
 from mqperf.models import usl
 from mqperf.present.results import Missing, Text
-import props
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
+import props  # noqa: E402
 
 BOOK = parameters.defaults("kafka_task_scaling")
 
@@ -237,3 +242,25 @@ def test_curves_label_both_bands_where_the_fit_has_residual_df(tmp_path, book):
     assert all(by[PRED_BAND][x][0] < lo and hi < by[PRED_BAND][x][1] for x, (lo, hi) in by[CONF_BAND].items())
     # The book's fits are exactly identified: their only bands are the statements' sensitivity bands.
     assert {row["band"] for row in band_rows(book)} == {"'no gain' read within ±3 % (sensitivity)"}
+
+
+@pytest.mark.parametrize("which", ["book", "reader", "two series"])
+def test_fleet_summary_gives_the_rows_the_whole_analysis_gives(tmp_path, which):
+    """``mqperf fleet`` reads the chapter's fleet_summary (no charts, what-if, leave-one-out or sentences):
+    its summary rows must be those of the whole analysis, on the book's data and a reader's."""
+    from mqperf import chapters
+    from mqperf.publish import fleet_summary
+
+    if which == "book":
+        data = None
+    elif which == "reader":
+        data = str(_reader_file(tmp_path))
+    else:
+        path = tmp_path / "two.csv"
+        pd.DataFrame({"series": ["a"] * 6 + ["b"] * 2 + ["lone"], "tasks": [1, 2, 3, 4, 6, 8, 1, 2, 4],
+                      "rate_msg_s": [1000, 1900, 2600, 3100, 3500, 3600, 500, 800, 99.0]}).to_csv(path, index=False)
+        data = str(path)
+    p = parameters.effective("kafka_task_scaling", data, {}).values
+    whole = fleet_summary.card_rows("kafka_task_scaling", p, chapters.preflight("kafka_task_scaling", data))
+    fleet = fleet_summary.card_rows("kafka_task_scaling", p, chapter.fleet_summary(p))
+    assert fleet == whole and len(fleet) >= 1

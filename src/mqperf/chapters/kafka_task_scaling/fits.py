@@ -1,4 +1,5 @@
-"""Task scaling's numbers: series labels, one fit per series, and the frames the chapter shows.
+"""Task scaling's numbers: series labels, one fit per series, its comparison with the bottleneck
+reading, and the frames the chapter shows.
 
 Model choice per series follows what the data can identify:
 
@@ -6,27 +7,31 @@ Model choice per series follows what the data can identify:
 * 2 equations: Amdahl's law (κ = 0);
 * 1: no fit: a single point says nothing about scaling.
 
+Each fitted series then has two readings: its fit and the bottleneck model X = min(λN, X_max).
+:func:`rank` compares them by AICc (AIC when AICc needs more points) on the same weights
+(:func:`mqperf.models.selection.rank`): a difference of 2 or more accepts the lower; below 2, or
+when the points leave no residual degrees of freedom to compare, the data cannot rank them and
+both readings answer, side by side. No answer comes from a reading the comparison rejects. A
+reading (:class:`mqperf.models.planning.Reading`) answers without a cap; whether an answer leaves
+the measured range is :func:`mqperf.models.planning.extrapolated`'s to say.
+
 Frames here carry raw floats with human column names and units; the presentation layer
-rounds them. Sentences are made in :mod:`mqperf.chapters.kafka_task_scaling`.
+rounds them. Sentences are made in :mod:`.text`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from mqperf.chapters.kafka_task_scaling import DECISIVE, LOOSE, PAYING_PCT
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
-from mqperf.chapters import _kafka_task_scaling_plan as plan
-from mqperf.models import usl, weighting
+from mqperf.models import planning, selection, usl, weighting
 from mqperf.models.fitset import FitSet
-
-#: A task that adds less than this share of the rate before it "stops paying".
-PAYING_PCT = plan.PAYING_PCT
-#: How loosely a "no gain" statement is read for the sensitivity band (±3 %).
-LOOSE = 0.03
 
 RATE = "rate (msg/s)"
 
@@ -134,7 +139,7 @@ def fit_all(pts: pd.DataFrame, known: pd.DataFrame, model: str, *, choices: dict
 
 
 def rankings(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame, choices: dict) -> dict:
-    """Per fitted series: its fit against the bottleneck model on the same weights (:func:`plan.rank`)."""
+    """Per fitted series: its fit against the bottleneck model on the same weights (:func:`rank`)."""
     out = {}
     for name, r in fits.results.items():
         g = pts[pts["series"] == name]
@@ -145,8 +150,59 @@ def rankings(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame, choices: dict
                                             weights=kind, constraints=equalities(known, name))
         except ModelError:
             neck = None
-        out[name] = plan.rank(name, r, neck, how)
+        out[name] = rank(name, r, neck, how)
     return out
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The readings of one series and which of them answer."""
+
+    series: str
+    readings: tuple  # (fit's reading, bottleneck reading or None)
+    accepted: tuple  # the readings that answer: one, or both when the data cannot rank them
+    criterion: str  # "AICc", "AIC" or "" (none available)
+    delta: float  # the criterion's difference (NaN without one)
+    weights: weighting.Weighting | None = None
+    why: str = ""  # in words, for the sentence and the table
+    notes: list = field(default_factory=list)
+
+    @property
+    def ranked(self) -> bool:
+        return len(self.accepted) == 1 and self.readings[1] is not None
+
+
+def reading(result) -> planning.Reading:
+    """A fit's reading, named as the chapter's tables name it."""
+    return planning.Reading(model_name(result), result, units="tasks")
+
+
+def rank(series: str, fit, neck, weights: weighting.Weighting | None = None) -> Ranking:
+    """Which of the series' fit and its bottleneck reading answer (see the module docstring)."""
+    from mqperf.present.prose import num
+
+    kind = weights.kind if weights is not None else weighting.NONE
+    own = reading(fit)
+    if neck is None:
+        return Ranking(series, (own, None), (own,), "", math.nan, weights,
+                       "the bottleneck model could not be fitted, so the fit is the only reading")
+    other = planning.Reading("bottleneck", neck, kind="bottleneck", units="tasks")
+    # Each on its own weighted sum of squares, over the measured points: comparable on the same weights.
+    stats = {x.model: (weighting.weighted_ssr(x.result, kind), int(np.size(x.result.y)), int(x.result.df_model))
+             for x in (own, other)}
+    if any(not ssr > 0 or n <= k for ssr, n, k in stats.values()):
+        return Ranking(series, (own, other), (own, other), "", math.nan, weights,
+                       f"too few points to rank the {own.model} and bottleneck readings (AICc and AIC need "
+                       "residual degrees of freedom in both)")
+    ranking = selection.rank(stats, threshold=DECISIVE)
+    delta = abs(ranking.scores[own.model] - ranking.scores[other.model])
+    best = own if ranking.table["model"].iloc[0] == own.model else other
+    if not ranking.decided:
+        return Ranking(series, (own, other), (own, other), ranking.criterion, delta, weights,
+                       f"{ranking.criterion} leans to the {best.model} reading by only {num(delta)}: below about 2, "
+                       "the data cannot rank the two")
+    return Ranking(series, (own, other), (best,), ranking.criterion, delta, weights,
+                   f"{ranking.criterion} prefers the {best.model} reading by {num(delta)}")
 
 
 def _finite(value: float) -> float:
@@ -154,6 +210,7 @@ def _finite(value: float) -> float:
 
 
 def model_name(result) -> str:
+    # The chapter's tables and cards say "Amdahl", not prose.model_name's "Amdahl's law": kept as published.
     return "USL" if result.model == "usl" else "Amdahl"
 
 
@@ -176,7 +233,9 @@ def fits_table(fits: FitSet, choices: dict | None = None) -> pd.DataFrame:
 
 def parameter_table(fits: FitSet) -> pd.DataFrame:
     frame = fits.parameters()
-    frame["parameter"] = frame["parameter"].map({"lam": "λ", "sigma": "σ", "kappa": "κ"})
+    from mqperf.present import prose
+
+    frame["parameter"] = frame["parameter"].map(prose.symbol)
     frame["unit"] = frame["parameter"].map({"λ": "msg/s per task", "σ": "1", "κ": "1"})
     return frame.rename(columns={"std err": "standard error", "lower": "95 % lower", "upper": "95 % upper"})
 
@@ -191,21 +250,18 @@ def curves(fits: FitSet, pts: pd.DataFrame, known: pd.DataFrame, max_tasks: int)
     from mqperf.present.charts import CONF_BAND
 
     grid = np.round(np.linspace(1, max_tasks, 50), 4)
-    parts = []
-    for name, r in fits.results.items():
-        if r.model != "usl":
-            continue
-        frame = pd.DataFrame({"series": name, "x": grid, "fit": r.predict(grid), "lower": np.nan, "upper": np.nan,
-                              "pred_lower": np.nan, "pred_upper": np.nan, "band": CONF_BAND})
-        if r.df_resid > 0 and r.cov is not None:
-            b = r.bands(grid)
-            for col in ("lower", "upper", "pred_lower", "pred_upper"):
-                frame[col] = b[col].to_numpy()
+    drawn = FitSet([f for f in fits if f.ok and f.result.model == "usl"])
+    if not len(drawn):
+        return pd.DataFrame()
+    cols = ["series", "x", "fit", "lower", "upper", "pred_lower", "pred_upper", "band"]
+    frame = drawn.curves(grid, y="fit").assign(band=CONF_BAND).reindex(columns=cols)
+    for name, r in drawn.results.items():
         band = sensitivity_curves(r, pts[pts["series"] == name], equalities(known, name), grid)
         if band is not None:
-            frame["lower"], frame["upper"], frame["band"] = band.min(axis=0), band.max(axis=0), SENSITIVITY_BAND
-        parts.append(frame)
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+            at = frame["series"] == name
+            frame.loc[at, "lower"], frame.loc[at, "upper"] = band.min(axis=0), band.max(axis=0)
+            frame.loc[at, "band"] = SENSITIVITY_BAND
+    return frame
 
 
 def _loose_fits(rows: pd.DataFrame, cons: list[usl.Equal]):
@@ -297,46 +353,88 @@ def cpu_at_rate(costs: pd.DataFrame, ranks: dict, pts: pd.DataFrame, target: flo
         g = pts[pts["series"] == label]["tasks"]
         low, high = float(g.min()), float(g.max())
         lo, hi = float(comp["cpu_us_low"].sum()), float(comp["cpu_us_high"].sum())
-        for reading in rk.accepted:
-            need, _ = reading.tasks_for(target)
+        for x in rk.accepted:
+            need, _ = x.units_for(target)
             if need is not None:
                 rate, at = target, float(need)
-            elif reading.shape == "peak":
-                at, rate = reading.best_whole()
+            elif x.shape == "peak":
+                at, rate = x.best_whole()
             else:
-                at, rate = reading.top()
-            rows.append({"connector": connector, "series": label, "model": reading.model,
+                at, rate = x.top()
+            rows.append({"connector": connector, "series": label, "model": x.model,
                          "target reached": need is not None, "rate priced (msg/s)": rate,
                          "at (tasks)": at if math.isfinite(at) else np.nan,
-                         "extrapolated": bool(plan.beyond(at, low, high)) if math.isfinite(at) else True,
+                         "extrapolated": planning.extrapolated(at, low, high) if math.isfinite(at) else True,
                          "CPU per message, low (µs)": lo, "CPU per message, high (µs)": hi,
                          "engines, low": lo * rate / 1e6, "engines, high": hi * rate / 1e6,
                          "components": " + ".join(comp["component"])})
     return pd.DataFrame(rows)
 
 
-# -- charts -----------------------------------------------------------------------------------
+# -- the planning table ------------------------------------------------------------------------------
 
-def curves_chart(pts: pd.DataFrame, curve: pd.DataFrame, rejected: int = 0):
-    """The USL curves; ``rejected``: how many of the drawn series' comparisons prefer the bottleneck."""
-    from mqperf.present import charts
-
-    shown = pts[pts["series"].isin(set(curve["series"]))]
-    title = "Measured rates and USL fits"
-    if rejected:
-        title += (f"; for {rejected:,} of these series AICc prefers the bottleneck reading, which the planning "
-                  "uses (see below)")
-    return charts.measured_vs_fitted(shown, curve, x="tasks", y="rate_msg_s", x_title="connector tasks (tasks.max)",
-                                     y_title="rate (msg/s)", title=title)
+#: The planning table's columns that hold an answer (numbers, or a reason where there is none).
+TARGET, PAYING, TOP_X, TOP_N = "tasks for the target", "last task adding ≥ 5 %", "modelled peak or ceiling (msg/s)", \
+    "at (tasks)"
 
 
-def gains_chart(frame: pd.DataFrame, span: int, max_tasks: int, top: int):
-    from mqperf.present import charts
+def measured(pts, series: str) -> tuple[float, float]:
+    g = pts.loc[pts["series"] == series, "tasks"]
+    return float(g.min()), float(g.max())
 
-    frame = frame.rename(columns={"added by this task (%)": "gain_pct"})
-    why = ("" if span == max_tasks else
-           f" (to {span:,}: past max_tasks, {max_tasks:,}, where the data or the last task adding 5 % go further)")
-    return charts.bars(frame, x="tasks", y="gain_pct", colour="series", x_title="the task added (tasks.max)",
-                       y_title="throughput added by that task (%)",
-                       title=f"What one more task adds, by the readings the planning uses{why}; measured up to "
-                             f"{top:,} tasks")
+
+def answer(x: planning.Reading, target: float, low: float, high: float) -> dict:
+    """One reading's answers, with where each lies against the measured counts."""
+    need, why = x.units_for(target)
+    n_top, x_top = x.top()
+    last = x.last_paying(PAYING_PCT)
+    out = {"need": need, "why": why, "n_top": n_top, "x_top": x_top, "last": last, "beyond": []}
+    if planning.extrapolated(need, low, high):
+        out["beyond"].append("tasks for the target")
+    if need is None and x.shape in ("peak", "limit") and (not math.isfinite(n_top)
+                                                          or planning.extrapolated(n_top, low, high)):
+        out["beyond"].append("the modelled peak" if x.shape == "peak" else "the modelled limit")
+    # "Task L is the last that adds 5 %" speaks of tasks up to L + 1 (the first that adds less).
+    if planning.extrapolated(last + 1, low, high) or planning.extrapolated(last, low, high):
+        out["beyond"].append("last task adding ≥ 5 %")
+    return out
+
+
+def plan_table(ranks: dict, pts, target: float) -> pd.DataFrame:
+    """One row per series and answering reading: the tasks for the target (or why none), the
+    modelled peak or ceiling, the last task adding 5 %, and whether an answer is extrapolated."""
+    rows = []
+    for name, rk in ranks.items():
+        low, high = measured(pts, name)
+        for x in rk.accepted:
+            a = answer(x, target, low, high)
+            rows.append({"series": name, "model": x.model,
+                         "chosen by": ("the only reading" if rk.readings[1] is None else
+                                       f"{rk.criterion}, by {rk.delta:.3g}" if rk.ranked else
+                                       "both answer: the data cannot rank them"),
+                         TARGET: a["need"] if a["need"] is not None else f"none: {a['why']}",
+                         TOP_X: a["x_top"] if math.isfinite(a["x_top"]) else np.nan,
+                         TOP_N: a["n_top"] if math.isfinite(a["n_top"]) else "none: a limit, approached",
+                         "largest measured (tasks)": int(high), PAYING: a["last"],
+                         "extrapolated": bool(a["beyond"]),
+                         "beyond the measured counts": "; ".join(a["beyond"]) or "nothing"})
+    return pd.DataFrame(rows)
+
+
+def span(ranks: dict, pts, max_tasks: int) -> int:
+    """The tables' range of tasks: max_tasks, or further when the data or the answers go further."""
+    top = int(pts["tasks"].max())
+    lasts = [x.last_paying(PAYING_PCT) + 1 for rk in ranks.values() for x in rk.accepted]
+    return int(max(max_tasks, top, *lasts))
+
+
+def gains(ranks: dict, upto: int) -> pd.DataFrame:
+    """What each task adds by every reading the planning uses, for N = 2..upto."""
+    parts = []
+    for name, rk in ranks.items():
+        for x in rk.accepted:
+            label = name if len(rk.accepted) == 1 else f"{name} ({x.model})"
+            n = np.arange(2, upto + 1)
+            parts.append(pd.DataFrame({"series": label, "tasks": n, "modelled rate (msg/s)": x.rate(n),
+                                       "added by this task (%)": x.gains(upto)}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
