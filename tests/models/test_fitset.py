@@ -6,6 +6,7 @@ import pytest
 
 from mqperf.models import usl
 from mqperf.models.fitset import FitSet
+from mqperf.present import cards
 
 LAM, SIGMA, KAPPA = 1000.0, 0.08, 0.004
 
@@ -58,7 +59,7 @@ def test_leave_one_out_predicts_each_held_point(frame):
 
 def test_cards_named_by_chapter_and_group(frame):
     fits = FitSet.fit(frame, "series", fitter)
-    (name, card, result), = fits.cards("kafka_task_scaling", "mine.csv")
+    (name, card, result), = cards.of_fits(fits, "kafka_task_scaling", "mine.csv")
     assert name == "kafka_task_scaling__good" or name.startswith("kafka_task_scaling__good")
     assert card["data"]["dataset"] == "mine.csv" and card["model"] == fits["good/ü"].result.model
     assert result is fits["good/ü"].result  # what `mqperf compare` sets beside another run's

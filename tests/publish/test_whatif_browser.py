@@ -107,7 +107,7 @@ def _fit_of(series: str):
     fits = r.fit_results or {}
     if series in fits:
         return fits[series]
-    from mqperf.chapters import _kafka_task_scaling_fits as k
+    from mqperf.chapters.kafka_task_scaling import fits as k
     from mqperf.data import views
 
     p = parameters.defaults("kafka_task_scaling")

@@ -178,10 +178,3 @@ class FitSet(Sequence):
                     row.update({"predicted": np.nan, "error %": np.nan, "note": str(exc)})
                 rows.append(row)
         return pd.DataFrame(rows, columns=[group, x, "measured", "predicted", "error %", "note"])
-
-    def cards(self, chapter: str, dataset: str | None, **extra) -> list[tuple[str, dict, FitResult]]:
-        """(card name, card, result) per fitted group, named ``<chapter>__<group>``."""
-        from mqperf.present.cards import card_name
-
-        return [(card_name(chapter, name), r.to_card(name=f"{chapter}: {name}", dataset=dataset, **extra), r)
-                for name, r in self.results.items()]

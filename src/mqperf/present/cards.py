@@ -10,6 +10,13 @@ from pathlib import Path
 from mqperf.paths import models_dir
 
 
+def of_fits(fits, chapter: str, dataset: str | None, **extra) -> list[tuple[str, dict, object]]:
+    """(card name, card, result) for each fitted group of a :class:`~mqperf.models.fitset.FitSet`,
+    named ``<chapter>__<group>``."""
+    return [(card_name(chapter, name), r.to_card(name=f"{chapter}: {name}", dataset=dataset, **extra), r)
+            for name, r in fits.results.items()]
+
+
 def card_name(chapter: str, label: str) -> str:
     """A file-name-safe card name: ``<chapter>__<label with runs of non-alphanumerics as _>``."""
     safe = re.sub(r"[^0-9A-Za-z]+", "_", label).strip("_")

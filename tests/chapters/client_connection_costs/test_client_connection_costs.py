@@ -5,7 +5,6 @@ Expected values are read off seed 003's table by hand or written into the genera
 """
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,6 @@ from mqperf.data import views
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "client_connection_costs"

@@ -8,8 +8,6 @@ unicode and "/". Every report must be honest (tests/chapters/props.py) and the p
 """
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,7 +17,6 @@ from hypothesis import strategies as st
 
 from mqperf.errors import DataError, ModelError
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "client_connection_costs"

@@ -19,15 +19,12 @@ contract's minimum (two rows). For each kind of sentence the chapter computes, a
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "client_connection_costs"

@@ -4,8 +4,6 @@ Expected values are recomputed here from the article's printed figures, not copi
 chapter's output.
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,7 +15,6 @@ from mqperf.data import views
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
 TUNED = "IMS V13 tuned"

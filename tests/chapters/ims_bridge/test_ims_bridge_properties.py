@@ -6,8 +6,6 @@ many, unicode and "/" in series names, with and without CF figures, and ~20,000 
 """
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,7 +18,6 @@ from mqperf.errors import DataError, ModelError
 from mqperf.models import usl
 from mqperf.present.prose import model_name
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
 SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,

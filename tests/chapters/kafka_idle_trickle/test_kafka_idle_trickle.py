@@ -3,8 +3,6 @@ on the book's data and on a reader's."""
 
 import math
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,7 +13,6 @@ from mqperf.chapters.kafka_idle_trickle import fits as parts
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import props  # noqa: E402
 from props import run  # noqa: E402
 

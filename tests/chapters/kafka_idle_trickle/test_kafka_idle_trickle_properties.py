@@ -7,8 +7,6 @@ and planning parameters vary too.
 """
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,7 +14,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import props  # noqa: E402
 from mqperf.errors import DataError, ModelError  # noqa: E402
 from mqperf.models import polling  # noqa: E402

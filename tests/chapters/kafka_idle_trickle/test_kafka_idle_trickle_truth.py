@@ -28,7 +28,6 @@ Rules, one per class of sentence:
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import kafka_truth_rules as rules  # noqa: E402
 import props  # noqa: E402
 

@@ -4,7 +4,6 @@ relation (issue 9, §5.9)."""
 
 import math
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,6 @@ from mqperf.data.views import kafka_latch_cpus as view
 from mqperf.errors import DataError
 from mqperf.present.results import Missing
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]

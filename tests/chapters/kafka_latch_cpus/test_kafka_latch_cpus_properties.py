@@ -8,8 +8,6 @@ and the planning answer must agree with the measured relation recomputed here fr
 """
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,7 +18,6 @@ from hypothesis import strategies as st
 from mqperf.errors import DataError, ModelError
 from mqperf.models import queueing
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
 CHAPTER = "kafka_latch_cpus"

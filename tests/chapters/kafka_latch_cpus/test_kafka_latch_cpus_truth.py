@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,6 @@ import pytest
 from mqperf.errors import DataError, ModelError
 from mqperf.models import queueing
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/chapters: props
 import props  # noqa: E402
 
 CHAPTER = "kafka_latch_cpus"

@@ -1,14 +1,11 @@
 """Message size: unit conversions, the printed-MB/s check, fits, leave-one-out, planning, reader files."""
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import props  # noqa: E402
 from mqperf import parameters  # noqa: E402
 from mqperf.chapters.kafka_message_size import fits as k  # noqa: E402

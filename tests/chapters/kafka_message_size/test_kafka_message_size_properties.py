@@ -5,8 +5,6 @@ flat, rising, pure 1/size (no fixed cost), two sizes only, one series and many, 
 "/" in series names, and a file of ~20,000 interval rows.
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import props  # noqa: E402
 from mqperf.chapters.kafka_message_size import fits as k  # noqa: E402
 from mqperf.errors import DataError, ModelError  # noqa: E402

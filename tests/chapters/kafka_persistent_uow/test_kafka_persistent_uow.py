@@ -2,8 +2,6 @@
 readings of ranged points, checks and planning, on the book's data and on a reader's."""
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,7 +14,6 @@ from mqperf.data import views
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing, Text
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
 import props  # noqa: E402
 from props import run  # noqa: E402
 

@@ -7,8 +7,6 @@ operations, unicode and "/" in names, and ~20,000 interval rows.
 """
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,7 +18,6 @@ from mqperf.chapters.kafka_persistent_uow import fits as uow_fits
 from mqperf.errors import DataError, ModelError
 from mqperf.models import batching
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
 import props  # noqa: E402
 
 CH = "kafka_persistent_uow"

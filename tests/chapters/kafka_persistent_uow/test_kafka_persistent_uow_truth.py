@@ -25,7 +25,6 @@ fixed seed. The rules, one per kind of sentence:
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +32,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
 import props  # noqa: E402
 
 CHAPTER = "kafka_persistent_uow"

@@ -1,7 +1,5 @@
 """Task scaling: model choice by identifiability, the book's series, reader files, planning."""
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +12,6 @@ from mqperf.errors import ModelError
 from mqperf.models import usl
 from mqperf.present.results import Missing, Text
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import props  # noqa: E402
 
 BOOK = parameters.defaults("kafka_task_scaling")

@@ -5,8 +5,6 @@ linear, falling, the fewest points a fit accepts, one series and many, unicode a
 series names, and a file of ~20,000 interval rows.
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared helpers, one folder up
 import props  # noqa: E402
 from mqperf.chapters import kafka_task_scaling as chapter  # noqa: E402
 from mqperf.chapters.kafka_task_scaling import fits as k  # noqa: E402

@@ -4,15 +4,12 @@ Expected values are recomputed here from the article's printed figures (seed 001
 from the chapter's output.
 """
 
-import sys
-from pathlib import Path
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 from mqperf.chapters import nativeha_storage as chapter
 from mqperf.chapters.nativeha_storage import fits as m

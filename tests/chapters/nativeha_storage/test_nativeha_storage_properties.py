@@ -6,15 +6,12 @@ column, one series and many, unicode and "/" in series names, with and without l
 instances and storage, and an mqldt file beside them.
 """
 
-import sys
-from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 from mqperf.chapters.nativeha_storage import fits as m
 from mqperf.models import storage

@@ -27,7 +27,6 @@ queue managers, and fio with ``numjobs=2`` (real output, tests/data/fio_numjobs/
 
 from __future__ import annotations
 
-import sys
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 
 CHAPTER = "nativeha_storage"

@@ -24,7 +24,6 @@ interval), with ±2 % noise from a fixed seed. The rules, one per kind of senten
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +31,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
 import props  # noqa: E402
 
 CHAPTER = "qm_statistics"

@@ -6,7 +6,6 @@ code under test.
 """
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +23,6 @@ from mqperf.models import channel
 from mqperf.present.results import ABOUT_TITLE, Missing
 from mqperf.present.tables import Table
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -8,8 +8,6 @@ and its planning answer must agree with the model recomputed here from the param
 """
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,7 +21,6 @@ from mqperf.data import views
 from mqperf.errors import DataError, ModelError
 from mqperf.models import channel
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 # No shrinking: each example runs the whole chapter, and a derandomized failure reproduces as drawn.

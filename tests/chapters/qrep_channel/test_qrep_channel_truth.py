@@ -23,7 +23,6 @@ files with no measured rates. For every kind of sentence a rule says when it is 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +31,6 @@ import pytest
 
 from mqperf.errors import DataError, ModelError
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "qrep_channel"

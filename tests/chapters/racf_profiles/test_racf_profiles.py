@@ -4,7 +4,6 @@ Expected outcomes come from the article's words and IBM's documented order of ch
 (written here), not from the code under test.
 """
 
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -19,7 +18,6 @@ from mqperf.errors import DataError
 from mqperf.models import racf
 from mqperf.present.results import ABOUT_TITLE, Missing
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]

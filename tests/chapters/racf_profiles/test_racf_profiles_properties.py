@@ -8,8 +8,6 @@ chapter's planning question (which levels are checked, which profile each queue'
 checked against) must be the one a plain scan over every profile gives.
 """
 
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -19,7 +17,6 @@ from hypothesis import strategies as st
 from mqperf.errors import DataError, ModelError
 from mqperf.models import racf
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 # No shrinking: each example runs the whole chapter, and a derandomized failure reproduces as drawn.

@@ -23,7 +23,6 @@ security"), not taken from the chapter. Rules:
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -31,7 +30,6 @@ import pytest
 
 from mqperf.errors import DataError, ModelError
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import props  # noqa: E402
 
 CHAPTER = "racf_profiles"

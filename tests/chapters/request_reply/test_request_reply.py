@@ -4,8 +4,6 @@ in one line."""
 
 import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,7 +13,6 @@ from conftest import ROOT
 from mqperf.errors import DataError
 from mqperf.present.results import Missing
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
 import props  # noqa: E402
 
 CHAPTER = "request_reply"

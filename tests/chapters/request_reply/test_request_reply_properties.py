@@ -5,8 +5,6 @@ Datasets come from exact MVA (the chapter's own model) with random demands, thin
 counts and noise, with the optional columns present or not, plus rows pushed off Little's law.
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,7 +15,6 @@ from hypothesis import strategies as st
 from mqperf.errors import DataError, ModelError
 from mqperf.models import mva
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
 import props  # noqa: E402
 
 CHAPTER = "request_reply"

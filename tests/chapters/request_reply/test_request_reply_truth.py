@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +36,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
 import props  # noqa: E402
 
 from mqperf.models import mva  # noqa: E402

@@ -1,8 +1,6 @@
 """TLS channel costs: the renegotiation model solved from seed 002's ratios, readers' files,
 SSLRKEYC planning, and what the report says (and does not say) on each."""
 
-import sys
-from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +10,6 @@ from mqperf.chapters.tls_channel_costs import fits as tfits
 from mqperf.chapters import tls_channel_costs as chapter
 from mqperf.errors import DataError, ModelError
 from mqperf.models import tls
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 
 KB, MB = 1024, 1024 * 1024

@@ -5,15 +5,12 @@ awkward ones: flat (no renegotiation cost), one size, the minimum of points, fal
 ratios below 1 and 20,000 interval rows.
 """
 
-import sys
-from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 from mqperf.chapters.tls_channel_costs import fits as tfits
 from mqperf.chapters.tls_channel_costs import size_label

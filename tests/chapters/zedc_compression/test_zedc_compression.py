@@ -1,7 +1,6 @@
 """zEDC chapter: effects by size, Hill fits, leave-one-out, recovery and zEDC capacity, and what
 the report says on the book's data and on a reader's."""
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +8,6 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 from mqperf import parameters
 from mqperf.chapters import zedc_compression as chapter

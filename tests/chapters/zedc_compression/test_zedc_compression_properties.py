@@ -5,8 +5,6 @@ awkward ones: flat, linear in size, falling, the minimum of three sizes, a missi
 column and 20,000 interval rows.
 """
 
-import sys
-from pathlib import Path
 import math
 
 import numpy as np
@@ -15,7 +13,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 from mqperf.chapters import zedc_compression as chapter
 from mqperf.chapters.zedc_compression import fits as zfits

@@ -25,8 +25,6 @@ none, and the contract's minimum of three sizes. Rules, one per kind of computed
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 import re
 from dataclasses import dataclass
 
@@ -34,7 +32,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared chapter test helpers (props)
 import props  # noqa: E402
 
 CHAPTER = "zedc_compression"

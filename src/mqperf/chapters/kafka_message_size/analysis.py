@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mqperf.chapters.kafka_message_size import CHAPTER, fits as k, text as t
 from mqperf.data import aggregate, views
-from mqperf.present import charts, prose, text
+from mqperf.present import cards, charts, prose, text
 from mqperf.present.results import Results
 
 
@@ -68,7 +68,7 @@ def analyse(p: dict) -> Results:
     r.about("about_plan", t.ABOUT_PLAN)
 
     r.checked("Quantities stated", t.identified_check(fits))
-    for name, card, result in fits.cards(CHAPTER, src.name):
+    for name, card, result in cards.of_fits(fits, CHAPTER, src.name):
         r.card(name, card, result)
     return r
 

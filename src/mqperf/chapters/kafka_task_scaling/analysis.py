@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from mqperf.chapters.kafka_task_scaling import CHAPTER, NAMED, fits as k, text as t, whatif
 from mqperf.data import aggregate, views
-from mqperf.present import charts, overhead, prose, text
+from mqperf.present import cards, charts, overhead, prose, text
 from mqperf.present.results import Results
 
 
@@ -127,7 +127,7 @@ def analyse(p: dict) -> Results:
     r.checked("Weights", "; ".join(f"{text.visible(s)}: {w.words}" for s, w in list(choices.items())[:NAMED])
               + (f"; and {len(choices) - NAMED:,} more series" if len(choices) > NAMED else ""))
 
-    for name, card, result in fits.cards(CHAPTER, src.name):
+    for name, card, result in cards.of_fits(fits, CHAPTER, src.name):
         r.card(name, card, result)
     return r
 

@@ -20,12 +20,13 @@ def summary(p: dict):
     makes them (the same fits, rankings and frames), without its charts, what-if, leave-one-out and
     sentences, which a fleet summary does not show."""
     from mqperf.chapters.kafka_task_scaling import analysis, fits as k
+    from mqperf.present import cards
 
     f = analysis.fitted(p)
     r = analysis.results(f)
     r.table("fits", k.fits_table(f.fits, f.choices))
     r.table("plan", k.plan_table(f.ranks, f.pts, f.target))
-    for name, card, result in f.fits.cards(CHAPTER, f.src.name):
+    for name, card, result in cards.of_fits(f.fits, CHAPTER, f.src.name):
         r.card(name, card, result)
     return r
 

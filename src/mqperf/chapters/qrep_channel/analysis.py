@@ -7,7 +7,7 @@ from mqperf.chapters.qrep_channel import BULLETS, CHAPTER, KB, MB, text
 from mqperf.chapters.qrep_channel import fits as fitting
 from mqperf.data import views
 from mqperf.data.views.qrep_channel import recommended
-from mqperf.present import charts
+from mqperf.present import cards, charts
 from mqperf.present.charts import costs as cost_charts
 from mqperf.present.results import Results
 
@@ -87,7 +87,7 @@ def analyse(p: dict):
         r.table("loo", loo, caption="Each measurement predicted by a refit without it",
                 missing="No channel was fitted, so there is nothing to leave out")
         r.text("loo_reading", text.loo_reading(loo))
-    for name, card, result in fits.cards(CHAPTER, src.name):
+    for name, card, result in cards.of_fits(fits, CHAPTER, src.name):
         r.card(name, card, result)
 
     # -- planning --------------------------------------------------------------------------

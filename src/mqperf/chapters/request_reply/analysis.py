@@ -19,7 +19,7 @@ from mqperf.chapters.request_reply import text
 from mqperf.data import aggregate, views
 from mqperf.errors import ModelError
 from mqperf.models import closed_loop
-from mqperf.present import prose
+from mqperf.present import cards, prose
 from mqperf.present.cards import card_name
 from mqperf.present.charts import capacity
 from mqperf.present.results import Results
@@ -140,7 +140,7 @@ def analyse(p: dict) -> Results:
     r.text("plan_text", prose.bullets(text.plan_reading(plan, target, limit, top)[: 2 * NAMED])
            if plan is not None else "")
 
-    for name, card, result in fits.cards(CHAPTER, src.name):
+    for name, card, result in cards.of_fits(fits, CHAPTER, src.name):
         r.card(name, card, result)
     for s, res in cal.results.items():
         r.card(card_name(CHAPTER, f"{s} mva"), res.to_card(name=f"{CHAPTER}: {s}, MVA fitted", dataset=src.name), res)
