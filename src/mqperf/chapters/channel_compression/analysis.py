@@ -32,8 +32,8 @@ def analyse(p: dict) -> Results:
         example = Path(str(p["data"])).name == EXAMPLE and Path(str(p["data"])).parent.name == "examples"
         text.measured(r)
         r.text("read", text.what_was_read(runs, channels, chosen, example=example))
-        r.table("runs", runs_table(runs), caption=f"CPU per transaction (µs) by technique, message size and "
-                                                   f"compressibility: {chosen}")
+        r.table("runs", runs_table(runs), caption=f"CPU per transaction (µs) of the {len(runs):,} runs by technique, "
+                                                   f"message size and compressibility: {chosen}")
         cpu = fits.fit(runs, "cpu_us", data_name=source.name, data_hash=source.sha256)
         if not cpu.results:
             raise ModelError("no technique could be fitted: each needs three runs or more at two message sizes or "
@@ -94,11 +94,11 @@ def loo_section(r, runs) -> None:
 
 
 def plan_section(r, cpu, time, size_kb: float, pct: float) -> None:
-    table = fits.plan(cpu, time, size_kb, pct / 100)
+    table = fits.against_cheapest(cpu, fits.plan(cpu, time, size_kb, pct / 100))
     for row in table.to_dict("records"):
         if row["extrapolated"]:
             r.extrapolated(f"{row['technique']} at {num(size_kb)} KB, {num(pct)} %: {row['extrapolated']}")
-    best = fits.cheapest(cpu, table, size_kb, pct / 100)
+    best = fits.cheapest(table)
     r.text("plan_text", text.answer(best, table, size_kb, pct))
     r.table("plan", table, caption=f"Each technique at {num(size_kb)} KB and {num(pct)} % compressibility, "
                                    "cheapest first")

@@ -195,23 +195,41 @@ def plan(cpu: FitSet, time: FitSet, size_kb: float, share: float) -> pd.DataFram
     return table.sort_values("CPU per transaction (µs)", kind="stable").reset_index(drop=True)
 
 
-def cheapest(cpu: FitSet, table: pd.DataFrame, size_kb: float, share: float) -> dict | None:
-    """The cheapest technique and whether the data tell it from the next: the difference's 95 % interval
-    (the two fits' band half-widths combined, :func:`mqperf.models.compression.difference_band`)."""
+def against_cheapest(cpu: FitSet, table: pd.DataFrame) -> pd.DataFrame:
+    """The plan with each technique's extra CPU over the cheapest and its 95 % interval (the two fits' band
+    half-widths combined, :func:`mqperf.models.compression.difference_band`)."""
+    if table.empty:
+        return table
+    first = table.iloc[0]
+    one = pd.Series({"fit": first["CPU per transaction (µs)"], "lower": first["95 % lower (µs)"],
+                     "upper": first["95 % upper (µs)"]})
+    extra = []
+    for i, row in table.iterrows():
+        if i == 0:
+            extra.append((np.nan, np.nan, np.nan))
+            continue
+        other = pd.Series({"fit": row["CPU per transaction (µs)"], "lower": row["95 % lower (µs)"],
+                           "upper": row["95 % upper (µs)"]})
+        df = min(cpu.results[first["technique"]].df_resid, cpu.results[row["technique"]].df_resid)
+        extra.append(compression.difference_band(one, other, df))
+    out = table.copy()
+    pos = list(out.columns).index("band") + 1
+    for j, name in enumerate(["above the cheapest (µs)", "above: 95 % lower", "above: 95 % upper"]):
+        out.insert(pos + j, name, [e[j] for e in extra])
+    return out
+
+
+def cheapest(table: pd.DataFrame) -> dict | None:
+    """The cheapest technique and whether the data tell it from the next (the interval of the difference)."""
     if table.empty:
         return None
     first = table.iloc[0]
     out = {"technique": first["technique"], "row": first, "next": None}
     if len(table) > 1:
         second = table.iloc[1]
-        a, b = cpu.results[first["technique"]], cpu.results[second["technique"]]
-        one = pd.Series({"fit": first["CPU per transaction (µs)"], "lower": first["95 % lower (µs)"],
-                         "upper": first["95 % upper (µs)"]})
-        other = pd.Series({"fit": second["CPU per transaction (µs)"], "lower": second["95 % lower (µs)"],
-                           "upper": second["95 % upper (µs)"]})
-        d, lo, hi = compression.difference_band(one, other, min(a.df_resid, b.df_resid))
-        out["next"] = {"technique": second["technique"], "diff": d, "lower": lo, "upper": hi,
-                       "sign": evidence.sign(lo, hi)}
+        lo, hi = second["above: 95 % lower"], second["above: 95 % upper"]
+        out["next"] = {"technique": second["technique"], "diff": second["above the cheapest (µs)"], "lower": lo,
+                       "upper": hi, "sign": evidence.sign(lo, hi)}
     return out
 
 

@@ -10,7 +10,7 @@ from mqperf.present import prose
 from mqperf.present.prose import num
 from mqperf.present.text import markdown as md_text
 
-SOURCE = "\"IBM MQ for z/OS on Channel Compression\" (Version 1.1, February 2023)"
+SOURCE = "“IBM MQ for z/OS on Channel Compression, Version 1.1, February 2023”"
 
 
 def errata(r) -> None:
