@@ -42,7 +42,8 @@ def analyse(p: dict) -> Results:
         fit_section(r, runs, cpu, time, pct / 100)
         loo_section(r, runs)
         plan_section(r, cpu, time, size_kb, pct)
-        published_section(r)
+        channel_section(r, p["data"], channels, size_kb, pct)
+        published_section(r, chosen)
     for tech, res in cpu.results.items():
         r.card(f"{CHAPTER}__cpu_{tech}", res.to_card(name=f"{CHAPTER}: CPU per transaction, {tech}, {chosen}",
                                                      dataset=source.name), res)
@@ -104,13 +105,36 @@ def plan_section(r, cpu, time, size_kb: float, pct: float) -> None:
                                    "cheapest first")
 
 
-def published_section(r) -> None:
+def channel_section(r, source, channels, size_kb: float, pct: float) -> None:
+    if len(channels) < 2:
+        r.text("channels_text")
+        r.missing("channels", "The data holds one channel set-up, so there is nothing to compare across set-ups")
+        return
+    table = fits.by_channel(source, channels, size_kb, pct / 100)
+    r.text("channels_text", text.by_channel(table, size_kb, pct))
+    r.table("channels", table, caption=f"The cheapest technique at {num(size_kb)} KB and {num(pct)} % "
+                                       "compressibility, by channel set-up")
+
+
+def published_section(r, chosen: str) -> None:
     text.achieved(r)
     text.software(r)
+    text.where(r)
     if not r.book_data:
-        r.text("achieved")
-        r.text("software")
+        for key in ("achieved", "software", "comptime", "decomptime", "chin_tasks", "chin_text"):
+            r.text(key)
         return
+    comp = views.open("zos_chcomp_comptime", CHAPTER, "comptime")
+    r.table("comptime", fits.comptime_table(comp, chosen, "compression"),
+            caption=f"Compression COMPTIME on the sender (µs per request): {chosen}",
+            missing=f"The report prints no COMPTIME for {chosen}")
+    r.table("decomptime", fits.comptime_table(comp, chosen, "decompression"),
+            caption=f"Decompression COMPTIME on the receiver (µs per request): {chosen}",
+            missing=f"The report prints no COMPTIME for {chosen}")
+    tasks = views.open("zos_chcomp_chin_task_cpu", CHAPTER, "chin_tasks")
+    r.table("chin_tasks", tasks, caption="Channel initiator CPU by task per transaction: the report's example "
+                                         "(16KB, 40 % compressible, ZLIBFAST over ECDHE_RSA_256_CBC_SHA384)")
+    r.text("chin_text", text.chin_tasks(tasks))
     r.table("achieved", views.open("zos_chcomp_chart", CHAPTER, "achieved"),
             caption="100KB ZLIBFAST: nominal against achieved compressibility (chart readings)")
     soft = views.open("zos_chcomp_chart", CHAPTER, "software")

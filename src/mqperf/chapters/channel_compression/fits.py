@@ -250,3 +250,43 @@ def curves(fs: FitSet, share: float, runs: pd.DataFrame) -> tuple[pd.DataFrame, 
         parts.append(pd.DataFrame({"x": grid, "fit": b["fit"], "lower": b["lower"], "upper": b["upper"],
                                    "series": tech}))
     return measured, pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(), near
+
+
+def by_channel(source, channels: list[str], size_kb: float, share: float) -> pd.DataFrame:
+    """The planning answer for every channel set-up in the file: the cheapest technique at (size, share), the
+    next, the difference's interval, and what no compression (NONE) costs there."""
+    rows = []
+    for ch in channels:
+        runs, _, _ = load(source, ch if ch != "(one set-up)" else "")
+        cpu, time = fit(runs, "cpu_us"), fit(runs, "us_per_tx")
+        if not cpu.results:
+            continue
+        table = against_cheapest(cpu, plan(cpu, time, size_kb, share))
+        best = cheapest(table)
+        row = {"channel": ch, "cheapest": best["technique"],
+               "its CPU (µs)": best["row"]["CPU per transaction (µs)"]}
+        nxt = best["next"]
+        if nxt is not None:
+            row.update({"next": nxt["technique"], "next costs more (µs)": nxt["diff"],
+                        "95 % lower": nxt["lower"], "95 % upper": nxt["upper"],
+                        "told apart": "yes" if nxt["sign"] == "positive" else "no"})
+        none = table[table["technique"].str.upper() == NONE]
+        row["NONE (µs)"] = float(none["CPU per transaction (µs)"].iloc[0]) if len(none) else np.nan
+        row["extrapolated"] = "; ".join(sorted({w for w in table["extrapolated"] if w}))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def comptime_table(frame: pd.DataFrame, channel: str, direction: str) -> pd.DataFrame:
+    """COMPTIME per request of one channel and direction: technique and size by compressibility, with notes."""
+    g = frame[(frame["channel"] == channel) & (frame["direction"] == direction)]
+    if g.empty:
+        return g
+    wide = g.pivot_table(index=["technique", "size_kb"], columns="compressibility_pct", values="comptime_us",
+                         sort=False)
+    wide.columns = [f"{c:g} %" for c in wide.columns]
+    notes = g.groupby(["technique", "size_kb"], sort=False)["note"].agg(
+        lambda v: "; ".join(dict.fromkeys(x for x in v if x)))
+    out = wide.reset_index().rename(columns={"size_kb": "message (KB)"})
+    out["note"] = [notes.loc[(t, s)] for t, s in zip(wide.index.get_level_values(0), wide.index.get_level_values(1))]
+    return out

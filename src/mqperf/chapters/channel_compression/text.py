@@ -16,13 +16,14 @@ SOURCE = "“IBM MQ for z/OS on Channel Compression, Version 1.1, February 2023�
 def errata(r) -> None:
     r.about("errata", (
         "Slips of the report in the datasets this chapter reads (`zos_chcomp_cost`, `zos_chcomp_rate`, "
-        "`zos_chcomp_chart`): {ref}`erratum E270 <errata-e270>` (ZLIBFAST in hardware outruns ZLIBHIGH at 32KB by more "
+        "`zos_chcomp_chart`, `zos_chcomp_comptime`): {ref}`erratum E270 <errata-e270>` (ZLIBFAST in hardware outruns ZLIBHIGH at 32KB by more "
         "than the text says), {ref}`erratum E272 <errata-e272>` (ZLIBHIGH costs more times ZLIBFAST than the text "
         "says, for large messages), {ref}`erratum E274 <errata-e274>` (two appendices lettered E: the "
         "book names the data appendices A to E), {ref}`erratum E275 <errata-e275>` (a garbled cipher "
         "comparison), {ref}`erratum E277 <errata-e277>` (over ChaCha20, compression of 0 % compressible "
         "messages does not save CPU up to 32KB, whatever the text says), {ref}`erratum E278 <errata-e278>` "
-        "(the ChaCha20 cipher's name misspelt) and {ref}`erratum E279 <errata-e279>` (the 8KB NONE rate over ChaCha20 "
+        "(the ChaCha20 cipher's name misspelt), {ref}`erratum E276 <errata-e276>` (the 8KB ZLIBHIGH compression "
+        "COMPTIME rows repeat the decompression rows: marked suspect in the COMPTIME table) and {ref}`erratum E279 <errata-e279>` (the 8KB NONE rate over ChaCha20 "
         "is suspect: the rate line for that channel carries it)."))
 
 
@@ -141,8 +142,8 @@ def answer(best: dict | None, table: pd.DataFrame, size_kb: float, pct: float) -
                         + (f" ({num(nxt['lower'])} to {num(nxt['upper'], unit='µs')})" if np.isfinite(nxt['lower'])
                            else "") + ".")
     if "rate (tx/s)" in row and np.isfinite(row.get("rate (tx/s)", np.nan)):
-        said.append(prose.extrapolated(f"In the measured workload it carried {num(row['rate (tx/s)'])} transactions "
-                                       "per second by the time-per-transaction line", bool(row["extrapolated"]))
+        said.append(prose.extrapolated(f"Its time-per-transaction line puts its rate in the measured workload at "
+                                       f"{num(row['rate (tx/s)'])} transactions per second", bool(row["extrapolated"]))
                     + "; a rate belongs to that workload's concurrency and machine, not to yours.")
     if row["extrapolated"]:
         said.append(f"The answer is extrapolated: {row['extrapolated']}.")
@@ -164,3 +165,45 @@ def software(r) -> None:
         "shows it only in charts. The book's chart readings (basis `chart`, with their uncertainty) "
         "beside the printed ZLIBFAST (hardware) and ZLIBHIGH runs at 32KB; they are not fitted and not mixed "
         "into the lines above."), title=False)
+
+
+def by_channel(table: pd.DataFrame, size_kb: float, pct: float) -> str:
+    if table.empty:
+        return ""
+    said = []
+    for best, g in table.groupby("cheapest", sort=False):
+        apart = g[g.get("told apart", pd.Series("no", index=g.index)) == "yes"]["channel"].tolist()
+        close = [c for c in g["channel"] if c not in apart]
+        part = f"{md_text(best)} is cheapest for {prose.listing(md_text(c) for c in g['channel'])}"
+        if close:
+            part += (f" (for {prose.listing(md_text(c) for c in close)} the data cannot tell it from the next "
+                     "technique)")
+        said.append(part)
+    out = (f"Fitting each channel set-up's lines the same way, at {num(size_kb)} KB and {num(pct)} % "
+           f"compressibility: {'; '.join(said)}.")
+    if (table["extrapolated"] != "").any():
+        out += " Some of these answers are extrapolated: the table says which and why."
+    return out
+
+
+def where(r) -> None:
+    r.about("where_text", (
+        "Where the CPU goes. The report measures COMPTIME, the time MQ spends compressing on the sending "
+        "channel and decompressing on the receiving one, per request (a large message is compressed in "
+        "segments, several requests per message), and analyses one transaction's channel initiator CPU by "
+        "task. The tables are as printed; the note column carries the book's remarks on odd rows."), title=False)
+
+
+def chin_tasks(tasks: pd.DataFrame) -> str:
+    by = tasks.set_index("channel initiator task")
+    parts = []
+    for task, row in by.iterrows():
+        if task == "Total" or row["change (µs)"] == 0:
+            continue
+        more = "more" if row["change (µs)"] > 0 else "less"
+        parts.append(f"the {md_text(task)} {num(abs(row['change (µs)']), unit='µs')} {more}")
+    total = by.loc["Total", "change (µs)"] if "Total" in by.index else np.nan
+    tail = (f", a net {'increase' if total > 0 else 'saving'} of {num(abs(total), unit='µs')} per transaction"
+            if np.isfinite(total) and total != 0 else "")
+    return (f"In the report's example, with compression {prose.listing(parts)} (per transaction){tail}: the trade "
+            "the lines above fit, compressing against sending and encrypting less.")

@@ -63,7 +63,28 @@ def software(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     return out.merge(r, on="compressibility_pct", how="outer")
 
 
-VIEWS = {"data": cost_and_rate, "achieved": achieved, "software": software}
+def comptime(name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """COMPTIME per request (Tables 3-4, 7-8, 11-12, 15-16, 19-20): channel, direction, technique, size_kb,
+    compressibility_pct, comptime_us and the dataset's note (E276's suspect rows among them)."""
+    return pd.DataFrame({"channel": frame["cipher"].to_numpy(), "direction": frame["direction"].to_numpy(),
+                         "side": frame["side"].to_numpy(), "technique": frame["compmsg"].to_numpy(),
+                         "size_kb": frame["size_kb"].astype(float).to_numpy(),
+                         "compressibility_pct": frame["compressibility_pct"].astype(float).to_numpy(),
+                         "comptime_us": frame["comptime_us"].astype(float).to_numpy(),
+                         "note": frame["note"].fillna("").to_numpy()})
+
+
+def chin_tasks(name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """The report's "CPU by task" example (page 21) side by side: task, without and with compression, change."""
+    wide = frame.pivot_table(index="task", columns="configuration", values="cpu_us", sort=False)
+    return pd.DataFrame({"channel initiator task": wide.index.to_numpy(),
+                         "not compressed (µs)": wide["Non-Compressed"].to_numpy(),
+                         "compressed (µs)": wide["Compressed"].to_numpy(),
+                         "change (µs)": (wide["Compressed"] - wide["Non-Compressed"]).to_numpy()})
+
+
+VIEWS = {"data": cost_and_rate, "achieved": achieved, "software": software, "comptime": comptime,
+         "chin_tasks": chin_tasks}
 
 #: Other book datasets this chapter reads on its own data (the build hashes them).
-READS = ("zos_chcomp_rate", "zos_chcomp_chart")
+READS = ("zos_chcomp_rate", "zos_chcomp_chart", "zos_chcomp_comptime", "zos_chcomp_chin_task_cpu")
