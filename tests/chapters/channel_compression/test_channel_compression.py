@@ -152,3 +152,21 @@ def test_repeated_runs_give_a_lack_of_fit_test(tmp_path):
     r = props.run(CHAPTER, props.write(tmp_path, frame, "reps.csv"))
     assert "F-test" in str(r["single_runs"])
     props.assert_report_is_honest(r)
+
+
+@pytest.mark.slow
+def test_mqperf_run_and_check_on_a_ratio_file(tmp_path, warm_mqperf):
+    """`mqperf check` accepts what `mqperf run` turns into a report, here a file with compression ratios and a
+    channel column of two set-ups, planned for the second."""
+    frame = generate({"NONE": (100, 2, 0), "ZLIBFAST": (120, 4, -1)}, noise=0.02)
+    frame = frame.assign(compression_ratio=1 / (1 - frame["compressibility_pct"] / 100)).drop(
+        columns="compressibility_pct")
+    both = pd.concat([frame.assign(channel="plain"), frame.assign(channel="TLS <1.3>")], ignore_index=True)
+    path = props.write(tmp_path, both, "runs.csv")
+    status, out, err = warm_mqperf("check", "--contract", CHAPTER, path)
+    assert status == 0, err
+    status, out, err = warm_mqperf("run", CHAPTER, "--data", path, "-p", "channel", "TLS <1.3>",
+                                   "--out", tmp_path / "report")
+    assert status == 0, err
+    html = (tmp_path / "report" / f"{CHAPTER}.html").read_text()
+    assert "TLS &lt;1.3&gt;" in html and "TLS <1.3>" not in html

@@ -44,7 +44,8 @@ def measured(r) -> None:
 
 def what_was_read(runs: pd.DataFrame, channels: list[str], chosen: str, *, example: bool) -> str:
     techs = list(dict.fromkeys(runs["technique"]))
-    said = (f"The data holds {prose.count(len(runs), 'run')} for the channel set-up {md_text(chosen)}: "
+    setup = "" if chosen == "(one set-up)" else f" for the channel set-up {md_text(chosen)}"
+    said = (f"The data holds {prose.count(len(runs), 'run')}{setup}: "
             f"{prose.listing(md_text(t) for t in techs)}, messages of {num(runs['size_kb'].min())} to "
             f"{num(runs['size_kb'].max())} KB at {prose.count(runs['compressibility_pct'].nunique(), 'compressibility', 'compressibilities')} "
             f"from {num(runs['compressibility_pct'].min())} to {num(runs['compressibility_pct'].max())} %.")
@@ -144,7 +145,7 @@ def answer(best: dict | None, table: pd.DataFrame, size_kb: float, pct: float) -
     if "rate (tx/s)" in row and np.isfinite(row.get("rate (tx/s)", np.nan)):
         said.append(prose.extrapolated(f"Its time-per-transaction line puts its rate in the measured workload at "
                                        f"{num(row['rate (tx/s)'])} transactions per second", bool(row["extrapolated"]))
-                    + "; a rate belongs to that workload's concurrency and machine, not to yours.")
+                    + "; a rate belongs to the measured workload's concurrency, channels and machine.")
     if row["extrapolated"]:
         said.append(f"The answer is extrapolated: {row['extrapolated']}.")
     return " ".join(said)
