@@ -89,7 +89,7 @@ def fitted(fs, unit: str = "µs", what: str = "CPU per transaction") -> str:
     for tech, res in fs.results.items():
         ci = res.conf_int()
         per_kb = prose.direction(float(res.params["b"]), ci.loc["b", "lower"], ci.loc["b", "upper"],
-                                 subject=f"each KB of message", up="adds", down="removes", unit=f"{unit}")
+                                 subject="each KB of message", up="adds", down="removes", unit=f"{unit}")
         line = f"{md_text(tech)}: {per_kb}"
         if res.has_c:
             line += "; " + prose.direction(float(res.params["c"]), ci.loc["c", "lower"], ci.loc["c", "upper"],
