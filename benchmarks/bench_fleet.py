@@ -28,6 +28,10 @@ MQPERF = str(Path(sys.executable).with_name("mqperf"))
 TASKS = (1, 2, 3, 4, 6, 8)
 
 
+#: Issue 22: datasets per second of `mqperf fleet` on 2 workers (8-point task-scaling sweeps).
+TARGET_RATE = 25
+
+
 def generate(folder: Path, n: int) -> Path:
     rng = np.random.default_rng(20261123)
     (folder / "data").mkdir(parents=True)
@@ -78,6 +82,8 @@ def main():
     per_run = statistics.median(runs)
     print(f"mqperf fleet, {args.n} datasets on {args.j} workers: {fleet_s:7.1f} s wall "
           f"({args.n / fleet_s:.2f} datasets/s, {per_fleet:.3f} s per dataset, cluster start-up included)")
+    print(f"  issue 22's target: at least {TARGET_RATE} datasets/s on 2 workers for 8-point sweeps: "
+          f"{'met' if args.n / fleet_s >= TARGET_RATE else 'NOT met'}")
     print(f"  its own line: {last}")
     print(f"mqperf fleet again, nothing changed (all reused): {again_s:7.1f} s wall")
     print(f"mqperf run, {args.runs} sequential calls: median {per_run:.1f} s per dataset "
