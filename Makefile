@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test install lock system-deps clean clean-all bench
+.PHONY: book test test-fast install lock system-deps clean clean-all bench
 
 book: $(STAMP)
 	$(BIN)/mqperf build
@@ -15,6 +15,11 @@ book: $(STAMP)
 # (pytest-xdist); --dist loadscope keeps each notebook's cells, and each module, on one worker.
 test: $(STAMP) system-deps
 	$(BIN)/python -m pytest --nbval -n auto --dist loadscope --no-loadscope-reorder tests chapters
+
+# The edit-test loop: every test that executes no notebook and opens no browser (no nbval, no
+# build, no `mqperf run` subprocess), on every core. tests/conftest.py refuses a kernel here.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n auto -m "not slow and not browser" -p no:cacheprovider -q tests
 
 # Debian packages the tests need (chromium); installs them when missing and run as root.
 system-deps:

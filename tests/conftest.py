@@ -52,6 +52,48 @@ def root() -> Path:
     return ROOT
 
 
+# -- `make test-fast`: a test that executes a notebook must say so --------------------------------
+#
+# Under -m "not slow ..." a kernel started in this process, or an `mqperf` subprocess that runs a
+# chapter, fails the test with the reason, so the fast loop stays fast and a slow test that lost
+# its mark is found at once rather than by a stopwatch.
+
+_RUNS_A_CHAPTER = {"run", "build", "fleet", "report", "pdf", "init", "compare"}
+
+
+class ExecutesANotebook(AssertionError):
+    pass
+
+
+def _refuse(what: str):
+    raise ExecutesANotebook(f"{what} under `make test-fast`: mark the test @pytest.mark.slow")
+
+
+def pytest_configure(config):
+    if "not slow" not in (config.option.markexpr or ""):
+        return
+    from mqperf.publish import engine
+
+    def no_kernel(self, *args, **kwargs):
+        _refuse("a kernel started")
+
+    engine.Kernel.__init__ = no_kernel
+    from mqperf.publish import build
+
+    build.execute_notebook = lambda *a, **k: _refuse("a notebook executed")
+    real_popen = subprocess.Popen.__init__
+
+    def popen(self, args, *rest, **kwargs):
+        argv = [str(a) for a in args] if isinstance(args, (list, tuple)) else str(args).split()
+        if argv and Path(argv[0]).name == "mqperf" and len(argv) > 1 and argv[1] in _RUNS_A_CHAPTER:
+            _refuse(f"`mqperf {argv[1]}` ran")
+        if len(argv) > 2 and argv[1:3] == ["-m", "mqperf"] and len(argv) > 3 and argv[3] in _RUNS_A_CHAPTER:
+            _refuse(f"`mqperf {argv[3]}` ran")
+        real_popen(self, args, *rest, **kwargs)
+
+    subprocess.Popen.__init__ = popen
+
+
 # -- one warm kernel for the session ------------------------------------------------------------
 
 @pytest.fixture(scope="session")
