@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mqperf.chapters.release_to_release import CHAPTER, COST, RATE
+from mqperf.chapters.release_to_release import CHAPTER
 from mqperf.chapters.release_to_release import fits as f
 from mqperf.chapters.release_to_release import text
 from mqperf.data import views
@@ -38,8 +38,8 @@ def analyse(p: dict) -> Results:
     r.checked("Releases", "oldest first, in the order the file first names them: " + ", ".join(rel))
     if (c["machine"] == "").all():
         r.setup["machine"] = "not stated: every release is taken to have run on the same machine and setup"
-    r.table("peaks", f.peaks_table(c), caption=f"Peak rate and CPU per release and workload (rate in {RATE}; "
-                                               f"{COST.lower()} = CPU % / rate × 1,000)")
+    r.table("peaks", f.peaks_table(c), caption=f"Peak rate and CPU per release and workload: {len(d):,} runs of "
+            f"{c['workload'].nunique():,} workloads in {len(rel):,} releases (CPU per round trip = CPU % / rate × 1,000)")
 
     # -- each release against the one before it ------------------------------------------------
     pairs = f.consecutive(d, c)

@@ -47,7 +47,7 @@ def what_was_read(d: pd.DataFrame, c: pd.DataFrame, *, example: bool) -> str:
 def _of(part: int, whole: int) -> str:
     """"on five of the 27 workloads" (counts as words up to ten; larger ones are in the summary table)."""
     if whole == 1:
-        return "the one workload compared so" if part else "no workload"
+        return "the one workload" if part else "no workload"
     word = prose.count(part, "x").rsplit(" ", 1)[0] if part else "none"
     return f"{word} of the {prose.count(whole, 'workload')}"
 
@@ -89,7 +89,8 @@ def pair_reading(found: list[f.Step], before: str, after: str, noise_pct: float,
                     f"runs of one setup differ by at most {prose.num(noise_pct)} %, the {what} changed by more than "
                     f"that on {_of(len(beyond), len(assumed))}"
                     if tested else
-                    f"The {what} changed by more than the assumed {prose.num(noise_pct)} % on "
+                    f"With one run per release there is no interval: the {what} changed by more than the assumed "
+                    f"{prose.num(noise_pct)} % on "
                     f"{_of(len(beyond), len(assumed))}")
             said += (f"; the largest change is {prose.num(abs(big.change_pct))} % "
                      f"({'up' if big.change_pct > 0 else 'down'}, {md(big.workload)}).")
