@@ -78,3 +78,24 @@ def test_the_planning_answer_states_an_interval_only_with_replicates(tmp_path):
                                           "b.csv"))
     assert "interval" not in one.sentences()["plan_text"].replace("no interval", "")
     assert "Expect a rise" in many.sentences()["plan_text"] and "95 % interval" in many.sentences()["plan_text"]
+
+
+@pytest.mark.parametrize("shift_at,seed", [(2, 11), (1, 12), (None, 13)])
+def test_change_points_over_three_releases_find_the_shift(tmp_path, shift_at, seed):
+    """Three releases, three runs each, 1 % scatter; the rate steps up 15 % at ``shift_at`` (or never)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k, rel in enumerate(["r1", "r2", "r3"]):
+        mean = 1000.0 * (1.15 if shift_at is not None and k >= shift_at else 1.0)
+        for i in range(3):
+            rows.append({"release": rel, "workload": "w", "replicate": i + 1,
+                         "rate_rt_s": mean * (1 + 0.01 * rng.standard_normal()), "cpu_pct": 50.0})
+    r = props.run(CHAPTER, props.write(tmp_path, pd.DataFrame(rows), "cp.csv"))
+    props.assert_report_is_honest(r)
+    cp = props.table(r, "changepoints")
+    rate = cp[cp["quantity"] == "peak rate"]
+    if shift_at is None:
+        assert rate["from release"].tolist() == ["none found"]
+    else:
+        assert rate["from release"].tolist() == [f"r{shift_at + 1}"]
+        assert "moved at" in r.sentences()["changepoint_text"]

@@ -58,6 +58,16 @@ def analyse(p: dict) -> Results:
     r.table("summary", f.summary_table(found), caption="Each pair of releases: how the changes read", missing=why)
     r.text("changes_text", *[text.pair_reading(found, a, b, noise, machines) for a, b in pairs])
     r.text("noise_text", text.noise_rule(noise, single))
+    if len(rel) >= 3:
+        cp, skipped = f.changepoints(c)
+        r.table("changepoints", cp, caption="Change points over the releases (mean levels; shift = after − before, "
+                                            "interval at 95 % over the sequence)",
+                missing="No workload has two or more runs in every release on one machine, so no change point "
+                        "can be searched.")
+        r.text("changepoint_text", text.changepoint_reading(cp, skipped, len(rel)))
+    else:
+        r.missing("changepoints", "Change points need three or more releases.")
+        r.text("changepoint_text", None)
     r.about("claim", text.ibm_claim(found), title=False)  # the book's data only
 
     # -- the planner's question -------------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from mqperf.chapters.release_to_release import COST, QUANTITIES, RATE
@@ -208,6 +209,38 @@ def _groups(found: list[Step]) -> dict:
     for s in found:
         out.setdefault((s.before, s.after, s.quantity), []).append(s)
     return out
+
+
+def changepoints(c: pd.DataFrame, alpha: float = 0.05) -> tuple[pd.DataFrame, list[str]]:
+    """Over three or more releases: where each workload's mean moved, by :func:`mqperf.models.changepoint.detect`
+    on the cells' means and standard errors (s/√n on n − 1 degrees of freedom), as ``mqperf compare`` searches
+    three or more runs. Only workloads with two or more runs in every release and one machine throughout are
+    searched; the reasons for the others come back in words."""
+    from mqperf.chapters.release_to_release import QUANTITIES
+    from mqperf.errors import ModelError
+    from mqperf.models import changepoint
+
+    rows, skipped = [], []
+    n_rel = c["release"].nunique()
+    for w in dict.fromkeys(c["workload"]):
+        g = c[c["workload"] == w].sort_values("order")
+        if len(g) < n_rel or (g["runs"] < 2).any() or g.loc[g["machine"] != "", "machine"].nunique() > 1:
+            skipped.append(w)
+            continue
+        for q, what in QUANTITIES.items():
+            se = (g[f"{q}_sd"] / np.sqrt(g["runs"])).to_numpy()
+            try:
+                found = changepoint.detect(g[q].to_numpy(), se, df=(g["runs"] - 1).to_numpy(), alpha=alpha)
+            except ModelError:
+                skipped.append(w)
+                continue
+            for ch in found:
+                rows.append({"workload": w, "quantity": what, "from release": g["release"].iloc[ch.index],
+                             "level before": ch.before, "level after": ch.after, "shift low": ch.lower,
+                             "shift high": ch.upper})
+            if not found:
+                rows.append({"workload": w, "quantity": what, "from release": "none found"})
+    return pd.DataFrame(rows), list(dict.fromkeys(skipped))
 
 
 def plan(d: pd.DataFrame, c: pd.DataFrame, before: str, after: str, workload: str, noise_pct: float) -> list[Step]:

@@ -19,7 +19,8 @@ from mqperf.present.text import markdown as md
 def _names(items: list[str]) -> str:
     shown = [md(i) for i in items[:NAMED]]
     more = len(items) - len(shown)
-    return prose.listing(shown + ([f"{prose.count(more, 'other')} (see the table)"] if more else []))
+    others = prose.count(more, "other") if more <= 10 else "the others"
+    return prose.listing(shown + ([f"{others} (see the table)"] if more else []))
 
 
 def what_was_read(d: pd.DataFrame, c: pd.DataFrame, *, example: bool) -> str:
@@ -194,3 +195,23 @@ def ibm_claim(found: list[f.Step]) -> str:
             f"{prose.num(abs(big.change_pct))} % ({md(big.workload)}; the table above). One printed run per release "
             "cannot tell whether that is the release or the run, and the report may rest its sentence on runs it "
             "does not print.")
+
+
+def changepoint_reading(table: pd.DataFrame, skipped: list[str], n_releases: int) -> str:
+    if n_releases < 3:
+        return ""
+    if table.empty:
+        return ("Change points over the releases need two or more runs of a workload in every release, on one "
+                f"machine: no workload here has them ({_names(skipped)}), so none is searched.")
+    moved = table[table["from release"] != "none found"]
+    text = ("Over all the releases at once, each workload's mean is searched for the release where it moved "
+            "(`mqperf.models.changepoint`, as `mqperf compare` searches three or more runs: a change is kept only "
+            "when it exceeds what the runs' scatter gives at 95 %). ")
+    if moved.empty:
+        text += "No workload's peak rate or CPU per round trip moved by more than that."
+    else:
+        text += prose.paragraph(*[f"{md(r['workload'])}: the {r['quantity']} moved at {md(r['from release'])}, from "
+                                  f"{prose.num(r['level before'])} to {prose.num(r['level after'])}." for _, r in moved.iterrows()])
+    if skipped:
+        text += f" Not searched (a release without repeat runs, or a machine change): {_names(skipped)}."
+    return text
