@@ -28,7 +28,9 @@ def analyse(p: dict) -> Results:
     f.check_replicates(d)
     noise = float(p["assumed_noise_pct"])
     c = f.cells(d)
-    r.points = c
+    r.points = c.assign(n=c["runs"])
+    r.checked("Rates", "each release's peak rate on a workload is the mean of its runs' peak rates (each run one "
+                       "printed or measured peak); nothing is summed over time")
     rel = f.releases(d)
     example = Path(str(p["data"])).name == EXAMPLE and Path(str(p["data"])).parent.name == "examples"
     r.text("read", text.what_was_read(d, c, example=example))
@@ -56,6 +58,7 @@ def analyse(p: dict) -> Results:
     r.table("cost_changes", f.steps_table(found, "cost"), caption="CPU per round trip, each release against the one "
             "before: " + caption, missing=why)
     r.table("summary", f.summary_table(found), caption="Each pair of releases: how the changes read", missing=why)
+    r.chart("change_chart", _chart(found), missing=why)
     r.text("changes_text", *[text.pair_reading(found, a, b, noise, machines) for a, b in pairs])
     r.text("noise_text", text.noise_rule(noise, single))
     if len(rel) >= 3:
@@ -96,3 +99,18 @@ def analyse(p: dict) -> Results:
                 res = f.fit(d, w, rel[0], q)
                 r.card(card_name(CHAPTER, f"{w} {q}"), res.to_card(name=f"{CHAPTER}: {w}, {what}", dataset=src.name), res)
     return r
+
+
+def _chart(found: list) -> object:
+    """Each workload's change in peak rate, one bar per pair of releases, coloured by its reading."""
+    if not found:
+        return None
+    import pandas as pd
+
+    from mqperf.present.charts import shares
+
+    rows = [{"workload": f"{s.workload} ({s.before} → {s.after})", "change (%)": s.change_pct, "reading": s.reading}
+            for s in found if s.quantity == "rate"]
+    return shares.horizontal_bars(pd.DataFrame(rows), label="workload", value="change (%)", colour="reading",
+                                  value_title="change in peak rate (%)", colour_title="reading",
+                                  title="Peak rate, each release against the one before")
