@@ -38,8 +38,13 @@ def analyse(p: dict) -> Results:
     r.checked("CPU per round trip", "each run's CPU % over its peak rate × 1,000 (CPU % of the server per 1,000 round "
                                     "trips/s), averaged over a cell's runs; it compares only on one machine")
     r.checked("Releases", "oldest first, in the order the file first names them: " + ", ".join(rel))
-    if (c["machine"] == "").all():
+    r.setup["MQ version"] = ", ".join(rel) + " (the file's releases)"
+    named = f.machines(c)
+    if named:
+        r.setup["platform"] = "; ".join(f"{k}: {v}" for k, v in named.items())
+    else:
         r.setup["machine"] = "not stated: every release is taken to have run on the same machine and setup"
+    r.setup["interval length"] = "none: each row is one run's peak"
     r.table("peaks", f.peaks_table(c), caption=f"Peak rate and CPU per release and workload: {len(d):,} runs of "
             f"{c['workload'].nunique():,} workloads in {len(rel):,} releases (CPU per round trip = CPU % / rate × 1,000)")
 
