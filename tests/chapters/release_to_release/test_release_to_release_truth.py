@@ -52,7 +52,9 @@ def test_readings_follow_their_rule(tmp_path, change, scale, workloads, runs, sd
     else:
         assert "95 % interval low (%)" in rate.columns
         if change == 0:
-            assert not set(rate["reading"]) & {f.UP, f.DOWN} or len(rate) > 1  # family-wise at most α
+            # no true change: these seeds claim none (the rate of false claims is tested over many seeds in
+            # test_release_to_release.py::test_no_change_is_rarely_claimed)
+            assert not set(rate["reading"]) & {f.UP, f.DOWN}
         else:
             assert set(rate["reading"]) == {f.UP if change > 0 else f.DOWN}
             assert ("rose" if change > 0 else "fell") in said

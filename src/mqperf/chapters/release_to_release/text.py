@@ -153,7 +153,8 @@ ABOUT = """The three reports are IBM's *MQ V9.1, V9.2 and V9.3 for Linux (x86-64
 2021 and 2023). Each prints one peak per workload: the rate at the best client count, the server's CPU
 at it and that count; no repeat runs and no spread. The V9.1 and V9.2 measurements ran on the same
 server model (their appendices print the same Lenovo System x3550 M5, 2 × 12-core Xeon E5-2690 v3, on
-Red Hat 7.4 and 7.7 respectively); the V9.3 report ran on "hardware significantly newer and more powerful
+Red Hat 7.4 and 7.7 respectively; the V9.1 report does not describe the server's disks, so its persistent
+RR-BB rows may not share V9.2's log disk); the V9.3 report ran on "hardware significantly newer and more powerful
 than for the previous V9.2 report" (a ThinkSystem SR630 V2, 2 × 16-core Xeon Gold 6346, NVMe log disks,
 100Gb network) and says so itself: "Please bear this in mind should you compare the two reports". Each
 report also says "Performance data presented in this report does not include release to release
