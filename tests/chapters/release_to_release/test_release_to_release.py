@@ -205,3 +205,15 @@ def test_mqperf_run_on_the_example(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out").exists()
+
+
+def test_release_labels_stay_text_and_a_skipped_release_is_bridged(tmp_path):
+    """9.10 is not 9.1; a workload not run in the middle release is compared across it."""
+    frame = pd.DataFrame({"release": ["9.1", "9.10", "9.2", "9.1", "9.2"], "workload": ["w", "w", "w", "v", "v"],
+                          "rate_rt_s": [100.0, 120, 130, 50, 80], "cpu_pct": [50.0] * 5})
+    r = props.run(CHAPTER, props.write(tmp_path, frame, "v.csv"))
+    rate = props.table(r, "rate_changes")
+    assert list(zip(rate["from"], rate["to"], rate["workload"])) == [("9.1", "9.10", "w"), ("9.1", "9.2", "v"),
+                                                                    ("9.10", "9.2", "w")]
+    assert rate.loc[rate["workload"] == "v", "change (%)"].iloc[0] == pytest.approx(60.0)
+    props.assert_report_is_honest(r)

@@ -49,15 +49,15 @@ def analyse(p: dict) -> Results:
             f"{c['workload'].nunique():,} workloads in {len(rel):,} releases (CPU per round trip = CPU % / rate × 1,000)")
 
     # -- each release against the one before it ------------------------------------------------
-    pairs = f.consecutive(d, c)
-    found = f.read(f.steps(d, c, pairs), noise)
+    found = f.read(f.consecutive(d, c), noise)
+    pairs = f.pairs_of(found)
     machines = f.machines(c)
     single = any(s.reading in (f.BEYOND, f.WITHIN) for s in found)
     caption = ("reading: a Welch t-test against the runs' scatter (rose, fell, cannot tell), else beyond or within the "
                f"assumed run-to-run noise of {noise:g} %; a step between machines is not read")
     why = ("The data hold one release, so there is nothing to compare here: give two or more releases in one file, "
            "or one file per release to `mqperf compare release_to_release --data OLD.csv --data NEW.csv`."
-           if len(rel) < 2 else "No two consecutive releases ran a workload in common.")
+           if len(rel) < 2 else "No workload was run in two releases.")
     r.table("rate_changes", f.steps_table(found, "rate"), caption="Peak rate, each release against the one before: "
             + caption, missing=why)
     r.table("cost_changes", f.steps_table(found, "cost"), caption="CPU per round trip, each release against the one "

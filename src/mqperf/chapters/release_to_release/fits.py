@@ -143,10 +143,21 @@ def steps(d: pd.DataFrame, c: pd.DataFrame, pairs: list[tuple[str, str]], worklo
     return out
 
 
-def consecutive(d: pd.DataFrame, c: pd.DataFrame) -> list[tuple[str, str]]:
-    """Each release with the one before it that shares a workload with it (oldest first)."""
-    rel = releases(d)
-    return [(a, b) for a, b in zip(rel, rel[1:])]
+def consecutive(d: pd.DataFrame, c: pd.DataFrame) -> list[Step]:
+    """Each workload's every release against the one before it *that ran it* (oldest first), both
+    quantities, ordered by pair of releases and then by workload."""
+    order = dict(zip(c["release"], c["order"]))
+    first = _first(d)
+    out = []
+    for w in dict.fromkeys(c["workload"]):
+        rels = list(c.loc[c["workload"] == w].sort_values("order")["release"])
+        for a, b in zip(rels, rels[1:]):
+            out += [step(d, c, w, a, b, q) for q in QUANTITIES]
+    return sorted(out, key=lambda s: (order[s.before], order[s.after], first[s.workload]))
+
+
+def pairs_of(found: list[Step]) -> list[tuple[str, str]]:
+    return list(dict.fromkeys((s.before, s.after) for s in found))
 
 
 def read(found: list[Step], noise_pct: float, alpha: float = 0.05) -> list[Step]:
