@@ -36,7 +36,8 @@ def what_was_read(d: pd.DataFrame, c: pd.DataFrame, *, example: bool) -> str:
         text += ("Every release and workload has a single run: there is no spread between runs, so nothing below "
                  "has an interval from the data. ")
     if (d["basis"] != "measured").any():
-        odd = list(dict.fromkeys(d.loc[d["basis"] != "measured", "release"] + ": " + d.loc[d["basis"] != "measured", "workload"]))
+        other = d[d["basis"] != "measured"]
+        odd = list(dict.fromkeys(other["release"] + ": " + other["workload"]))
         text += (f"Not every value was measured as printed: the `basis` column says how ({_names(odd)} "
                  f"{'is' if len(odd) == 1 else 'are'} marked otherwise). ")
     if example:
@@ -212,7 +213,8 @@ def changepoint_reading(table: pd.DataFrame, skipped: list[str], n_releases: int
         text += "No workload's peak rate or CPU per round trip moved by more than that."
     else:
         text += prose.paragraph(*[f"{md(r['workload'])}: the {r['quantity']} moved at {md(r['from release'])}, from "
-                                  f"{prose.num(r['level before'])} to {prose.num(r['level after'])}." for _, r in moved.iterrows()])
+                                  f"{prose.num(r['level before'])} to {prose.num(r['level after'])}."
+                                  for _, r in moved.iterrows()])
     if skipped:
         text += f" Not searched (a release without repeat runs, or a machine change): {_names(skipped)}."
     return text

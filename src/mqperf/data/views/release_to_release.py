@@ -50,8 +50,10 @@ def _rows(release: str, frame: pd.DataFrame, tls: bool = False) -> pd.DataFrame:
         # V9.3 prints persistent RR-BB on SSD, SAN and NFS; V9.1 and V9.2 only on the server's own disk.
         keep = frame["log_device"] == "local"
         frame, name = frame[keep], name[keep]
-    out = pd.DataFrame({"release": release, "workload": name.to_numpy(), "rate_rt_s": frame["rate_rt_s"].astype(float).to_numpy(),
-                        "cpu_pct": frame["cpu_pct"].astype(float).to_numpy(), "clients": frame["clients"].astype(int).to_numpy(),
+    out = pd.DataFrame({"release": release, "workload": name.to_numpy(),
+                        "rate_rt_s": frame["rate_rt_s"].astype(float).to_numpy(),
+                        "cpu_pct": frame["cpu_pct"].astype(float).to_numpy(),
+                        "clients": frame["clients"].astype(int).to_numpy(),
                         "basis": frame["basis"].to_numpy()})
     # The TLS tables print the No TLS row in both the TLS 1.2 and the TLS 1.3 table: one run, kept once.
     return out.drop_duplicates(subset=["workload"], keep="first")
