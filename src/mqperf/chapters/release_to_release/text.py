@@ -91,8 +91,8 @@ def pair_reading(found: list[f.Step], before: str, after: str, noise_pct: float,
                     f"runs of one setup differ by at most {prose.num(noise_pct)} %, the {what} changed by more than "
                     f"that on {_of(len(beyond), len(assumed))}"
                     if tested else
-                    f"With one run per release there is no interval: the {what} changed by more than the assumed "
-                    f"{prose.num(noise_pct)} % on "
+                    ("With one run per release there is no interval: the " if q == "rate" else "The ")
+                    + f"{what} changed by more than the assumed {prose.num(noise_pct)} % on "
                     f"{_of(len(beyond), len(assumed))}")
             said += (f"; the largest change is {prose.num(abs(big.change_pct))} % "
                      f"({'up' if big.change_pct > 0 else 'down'}, {md(big.workload)}).")
@@ -121,8 +121,10 @@ def plan_reading(found: list[f.Step], before: str, after: str, workload: str, no
     head += f" on {md(workload)}. " if workload else f" on {prose.count(len({s.workload for s in found}), 'workload')}. "
     if not found[0].same_machine:
         other = [f"{md(a)} → {md(b)}" for a, b in like_for_like]
-        tail = (f" The only steps on one machine in the data are {prose.listing(other)}: read those for a "
-                "release's own effect." if other else " No step in the data is on one machine.")
+        tail = (f" The only {'step' if len(other) == 1 else 'steps'} on one machine in the data "
+                f"{'is' if len(other) == 1 else 'are'} {prose.listing(other)}: read "
+                f"{'it' if len(other) == 1 else 'those'} for a release's own effect." if other
+                else " No step in the data is on one machine.")
         return head + (f"The two releases were measured on different machines ({md(machines.get(before, ''))}; "
                        f"{md(machines.get(after, ''))}), so the data cannot tell you what the upgrade alone changes: "
                        "the table's ratios are release and hardware together, not an expectation for your "
@@ -203,8 +205,7 @@ def changepoint_reading(table: pd.DataFrame, skipped: list[str], n_releases: int
     if n_releases < 3:
         return ""
     if table.empty:
-        return ("Change points over the releases need two or more runs of a workload in every release, on one "
-                f"machine: no workload here has them ({_names(skipped)}), so none is searched.")
+        return ""  # the table's own sentence says why
     moved = table[table["from release"] != "none found"]
     text = ("Over all the releases at once, each workload's mean is searched for the release where it moved "
             "(`mqperf.models.changepoint`, as `mqperf compare` searches three or more runs: a change is kept only "
