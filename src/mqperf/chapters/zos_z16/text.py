@@ -1,0 +1,164 @@
+"""z/OS on z16: the chapter's sentences, each computed from the results it states, and the
+about-passages on the book's data (the report's system, its chart readings and its errata).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from mqperf.chapters.zos_z16 import ALL, MACHINE, NAMED, WORKLOAD
+from mqperf.models import evidence
+from mqperf.present import prose
+
+SINGLE_RUNS = ("Each point is one run: the data give no run-to-run spread, so a change at one CPU count is a single "
+               "difference that no test can separate from the noise of a rerun.")
+
+
+def read(pts: pd.DataFrame, example: bool) -> str:
+    machines = list(dict.fromkeys(pts[MACHINE]))
+    workloads = [w for w in dict.fromkeys(pts[WORKLOAD]) if w != ALL]
+    chart = int((pts["basis"] == "chart").sum())
+    text = (f"The data give {prose.count(len(pts), 'point')} of peak rate against CPUs on "
+            f"{prose.count(len(machines), 'machine')} ({prose.listing(prose.quoted(m) for m in machines[:NAMED])}"
+            + (", …" if len(machines) > NAMED else "") + ")"
+            + (f" for {prose.count(len(workloads), 'workload')}" if workloads else "") + ".")
+    if chart:
+        text += (" Every rate is a reading off a chart (basis chart)" if chart == len(pts) else
+                 " Some rates are readings off a chart (basis chart), the others printed or measured")
+        text += ": the points table's rate basis column says which each is, and the fits and comparisons use them as given."
+    if example:
+        text = ("**This is a synthetic example, not a measurement**: `tools/make_zos_z16_example.py` made it from "
+                "the Universal Scalability Law with known parameters and 1 % noise from a fixed seed. Run the chapter "
+                "on your own runs with `mqperf run zos_z16 --data FILE`. " + text)
+    return text
+
+
+def validation_reading(table: pd.DataFrame) -> str:
+    done = table.dropna(subset=["error %"]) if len(table) else table
+    if done.empty:
+        return prose.not_supported("no point could be predicted from the others: every series has too few CPU counts "
+                                   "to refit without one")
+    worst = done.loc[done["error %"].abs().idxmax()]
+    return (f"Refitted without each point in turn, the fits predict the point left out within "
+            f"{prose.pct(abs(worst['error %']))} at worst ({prose.quoted(worst['series'])} at "
+            f"{prose.count(int(worst['CPUs']), 'CPU')}: {prose.num(worst['predicted (msg/s)'], unit='msg/s')} predicted "
+            f"against {prose.num(worst['measured (msg/s)'], unit='msg/s')}).")
+
+
+def comparison_reading(summary: pd.DataFrame, table: pd.DataFrame, a: str, b: str) -> list[str]:
+    out = []
+    for row in summary.to_dict("records"):
+        what = "the peak rate" if row["change"] == "rate change" else "CPU per transaction"
+        name = "" if row["workload"] == ALL else f"{prose.quoted(row['workload'])}: "
+        n = row["CPU counts"]
+        lower, higher = row["counts lower"], row["counts higher"]
+        text = (f"{name}from {a} to {b}, {what} changes by {prose.pct(row['smallest %'])} to "
+                f"{prose.pct(row['largest %'])} across the {prose.count(n, 'CPU count')} both measured "
+                f"(lower on {b} at {prose.count(lower, 'count')}, higher at {prose.count(higher, 'count')}).")
+        lo, hi = row["95 % lower (if the same at every count) %"], row["95 % upper (if the same at every count) %"]
+        if math.isfinite(lo) and math.isfinite(hi):
+            side = evidence.sign(lo, hi)
+            mean = prose.pct(row["mean %"])
+            if side == "cannot tell":
+                text += (f" Taking the change as the same at every count, its mean, {mean}, has a "
+                         f"{prose.interval(lo, hi, '%')} that includes zero: the data cannot tell whether {b} "
+                         f"raises or lowers {what}.")
+            else:
+                text += (f" Taking the change as the same at every count, {what} is {'lower' if side == 'negative' else 'higher'} "
+                         f"on {b} by {prose.pct(abs(row['mean %']))} on average ({prose.interval(lo, hi, '%')}). That interval "
+                         "assumes one change at every count; the table shows how far single counts stray from it.")
+        else:
+            text += " Fewer than three counts: no interval for a mean change."
+        out.append(text)
+    for col, what in (("rate change within readings", "rate"), ("CPU change within readings", "CPU")):
+        if col in table and table[col].any():
+            k = int(table[col].sum())
+            out.append(f"At {prose.count(k, 'CPU count')} the {what} change is no larger than the two chart readings' "
+                       "uncertainty together: there the chart cannot show a change at all.")
+    return out
+
+
+def lspr_reading(table: pd.DataFrame, a: str, b: str) -> list[str]:
+    out = []
+    for row in table.to_dict("records"):
+        c = prose.count(int(row["CPUs"]), "CPU")
+        lo = min(row["LSPR LOW %"], row["LSPR AVERAGE %"], row["LSPR HIGH %"])
+        hi = max(row["LSPR LOW %"], row["LSPR AVERAGE %"], row["LSPR HIGH %"])
+        if row["against the LSPR range"].startswith("not measured"):
+            out.append(f"At {c} the LSPR expects {prose.pct(lo)} to {prose.pct(hi)}, but the data have no run there "
+                       "on both machines.")
+            continue
+        name = "" if row["workload"] in ("", ALL) else f"{prose.quoted(row['workload'])}, "
+        side = {"within": "within", "above": "above", "below": "below"}[row["against the LSPR range"]]
+        out.append(f"{name}{c}: transactions per CPU second change by {prose.pct(row['measured ITR change %'])} from "
+                   f"{a} to {b}, {side} the LSPR's {prose.pct(lo)} to {prose.pct(hi)}.")
+    if out:
+        out.append("The LSPR projects capacity for a mix of work; one MQ micro-benchmark at one CPU count is one "
+                   "run, so a point outside the range says this workload at this count moved differently, not that "
+                   "the projection is wrong.")
+    return out
+
+
+def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: int) -> list[str]:
+    out = []
+    t = prose.given(target)
+    for row in plan.to_dict("records"):
+        name = "" if row["workload"] == ALL else f"{prose.quoted(row['workload'])}: "
+        need = row["CPUs for the target"]
+        if isinstance(need, str):
+            first = (f"{name}by its fit, {b} does not reach {t} msg/s with any number of CPUs: the target lies above "
+                     f"the modelled peak, {prose.num(row[f'modelled peak {b} (msg/s)'], unit='msg/s')}"
+                     + (f", itself an extrapolation (at {prose.num(row[f'peak at {b} (CPUs)'])} CPUs)."
+                        if row["peak: extrapolated"] else "."))
+        else:
+            first = f"{name}by its fit, {b} " + prose.extrapolated(
+                f"reaches {t} msg/s with {prose.count(int(need), 'CPU')}", row["target: extrapolated"]) + "."
+        parts = [first]
+        fitted = row.get(f"rate change at {at} CPUs (fits) %")
+        if a is not None and fitted is not None and not pd.isna(fitted):
+            measured = row.get(f"rate change at {at} CPUs (measured) %")
+            cpu = row.get(f"CPU change at {at} CPUs (measured) %")
+            sentence = (f"At {prose.count(at, 'CPU')} the fits put the rate change from {a} at "
+                        + prose.extrapolated(prose.pct(fitted), row["rate at plan CPUs: extrapolated"]))
+            unseen = ", within the two chart readings' uncertainty: no change the chart can show"
+            if measured is not None and not pd.isna(measured):
+                sentence += f", the single runs there at {prose.pct(measured)}"
+                sentence += f" ({unseen[2:]})" if row.get(f"rate change within readings at {at} CPUs") else ""
+            sentence += (f"; CPU per transaction changes by {prose.pct(cpu)} there (one run on each machine"
+                         + (unseen if row.get(f"CPU change within readings at {at} CPUs") else "") + ")."
+                         if cpu is not None and not pd.isna(cpu) else
+                         "; the data have no CPU per transaction at that count on both machines.")
+            parts.append(sentence)
+            peak = row.get("peak change %")
+            if peak is not None and not pd.isna(peak):
+                parts.append(f"The modelled peaks, both within the measured CPUs, differ by {prose.pct(peak)}; the "
+                             f"highest measured rates by {prose.pct(row['highest measured change %'])}.")
+            else:
+                parts.append(f"The fits do not place both peaks within the measured CPUs, so plan the peak on the "
+                             f"highest measured rates: {prose.pct(row['highest measured change %'])} from {a} to {b}.")
+        out.append(" ".join(parts))
+    return out
+
+
+# -- about the published measurements (book data only) ----------------------------------------------
+
+ABOUT_SYSTEM = (
+    "IBM's report \"IBM MQ for z/OS on z16 Performance\" (Version 1.0, September 2022) measured MQ 9.3 on z/OS 2.5 "
+    "on an IBM z15 (8561-7J0, Crypto Express 7S) and an IBM z16 (3931-7K0 Max200, Crypto Express 8S), with LPARs "
+    "of 2 to 32 dedicated CPUs. The scaling workloads are 2KB non-persistent request/reply, out of syncpoint and in "
+    "syncpoint, with 32 requester and 32 server tasks on one queue manager and accounting trace class 3 enabled. "
+    "Most of the report's results are charts: the rates and CPU costs here are readings off its four scalability "
+    "charts (`z16_scaling_chart`, basis chart, each with its reading uncertainty), except the four peak rates its "
+    "text prints (`z16_scaling_peaks`, basis measured). The text gives no CPU count for the two in-syncpoint peaks; "
+    "they are placed at 30 CPUs, where the chart draws them.")
+
+ABOUT_ERRATA = (
+    "The report's own slips touch these numbers. It converts the z15 out-of-syncpoint peak, 1,638,600 msg/s, into "
+    "840,740 transactions/s, which is half the chart's 30-CPU point rather than half the printed peak "
+    "({ref}`erratum E300 <errata-e300>`); it says that peak was reached with 32 CPUs, though the chart's highest "
+    "z15 point is at 30 ({ref}`erratum E301 <errata-e301>`; the generation table `z16_generation_peak_rate` repeats "
+    "the 1.64 million); and it calls the z16 shortfall \"nearly 20%\", where the printed message rates give 17.7 % "
+    "({ref}`erratum E302 <errata-e302>`). The data keep what is printed; the fits use the printed 1,638,600 at 32 "
+    "CPUs and the chart's reading at 30.")
