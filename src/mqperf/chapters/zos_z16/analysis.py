@@ -37,6 +37,13 @@ def analyse(p: dict) -> Results:
 
     r.about("about", text.ABOUT_SYSTEM)
     r.about("about_errata", text.ABOUT_ERRATA, title=False)
+    if src.book_data:  # the report's printed peaks, beside the passages that quote them
+        from mqperf.data.views import zos_z16 as view
+
+        r.table("printed_peaks", view.published_peaks(),
+                caption="The peak rates the report prints (scalability text and generation table)", digits=7)
+    else:
+        r.items["printed_peaks"] = None
     r.text("read", text.read(pts, example), aggregate.note(pts, per="workload, machine and CPU count", value=X))
     r.table("points", f.points_table(pts), caption="The points: peak rate and CPU per transaction by machine and CPUs")
     chart_n = int((pts["basis"] == "chart").sum())
@@ -77,7 +84,7 @@ def analyse(p: dict) -> Results:
     r.table("compare_summary", summ if len(summ) else None, caption="The change across the CPU counts",
             missing=none)
     r.text("compare_text", prose.bullets(text.comparison_reading(summ, table, a, b)) if len(summ) else "",
-           text.SINGLE_RUNS if len(summ) else "")
+           (text.REPEATED_RUNS if aggregate.aggregated(pts) else text.SINGLE_RUNS) if len(summ) else "")
 
     # -- expected (LSPR) against measured -------------------------------------------------------------
     lspr = views.open(p["lspr"], CHAPTER, "lspr")

@@ -25,6 +25,7 @@ from mqperf.data import aggregate
 from mqperf.errors import ModelError
 from mqperf.models import planning, usl
 from mqperf.models.fitset import FitSet
+from mqperf.present import prose
 
 #: Extra columns the book's view carries (chart readings' uncertainty, the cost's own basis).
 RATE_UNC, COST_UNC, COST_BASIS = "rate_reading_uncertainty", "cpu_reading_uncertainty", "cpu_basis"
@@ -65,7 +66,7 @@ def machines(pts: pd.DataFrame, p: dict) -> tuple[str | None, str | None, str]:
     if len(present) == 2:
         return present[0], present[1], (f"from {present[0]} to {present[1]}: the file's two machines in the order "
                                         f"it gives them (the parameters name {a} and {b})")
-    return None, None, (f"the file has {len(present)} machine{'s' if len(present) != 1 else ''} and the parameters' "
+    return None, None, (f"the file has {prose.count(len(present), 'machine')} and the parameters' "
                         f"{a} and {b} are not both among them")
 
 
@@ -140,9 +141,7 @@ def validation(fits: FitSet, pts: pd.DataFrame, **identity) -> pd.DataFrame:
 def compare(pts: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Per workload and CPU count both machines measured: rates, CPU per transaction and changes."""
     keys = [WORKLOAD, CPUS]
-    left = pts[pts[MACHINE] == a].set_index(keys)
-    right = pts[pts[MACHINE] == b].set_index(keys)
-    both = left.join(right, how="inner", lsuffix="_a", rsuffix="_b").reset_index()
+    both = pts[pts[MACHINE] == a].merge(pts[pts[MACHINE] == b], on=keys, how="inner", suffixes=("_a", "_b"))
     if both.empty:
         return pd.DataFrame()
     out = pd.DataFrame({"workload": both[WORKLOAD], "CPUs": both[CPUS],
@@ -227,7 +226,8 @@ def plan(fits: FitSet, pts: pd.DataFrame, table: pd.DataFrame, a: str | None, b:
         lo_n, hi_n = int(mine[CPUS].min()), int(mine[CPUS].max())
         need = planning.first_reaching(rb.predict, target, limit=planning.LIMIT)
         row = {"workload": w, "machine": b, "measured CPUs": f"{lo_n} to {hi_n}",
-               "CPUs for the target": need if need is not None else "above the modelled peak",
+               "CPUs for the target": need if need is not None else "above the modelled peak"
+               if math.isfinite(rb.peak_x()) else f"not within {planning.LIMIT:,} CPUs",
                "target: extrapolated": bool(need is not None and need > hi_n),
                f"modelled peak {b} (msg/s)": _finite(rb.peak_x()), f"peak at {b} (CPUs)": _finite(rb.peak_n()),
                "peak: extrapolated": not (lo_n <= rb.peak_n() <= hi_n)}

@@ -14,6 +14,8 @@ from mqperf.present import prose
 
 SINGLE_RUNS = ("Each point is one run: the data give no run-to-run spread, so a change at one CPU count is a single "
                "difference that no test can separate from the noise of a rerun.")
+REPEATED_RUNS = ("Some points average repeated runs (n and sd in the points table); the comparison uses their means "
+                 "and tests no single count's change against that spread.")
 
 
 def read(pts: pd.DataFrame, example: bool) -> str:
@@ -54,8 +56,10 @@ def comparison_reading(summary: pd.DataFrame, table: pd.DataFrame, a: str, b: st
         name = "" if row["workload"] == ALL else f"{prose.quoted(row['workload'])}: "
         n = row["CPU counts"]
         lower, higher = row["counts lower"], row["counts higher"]
-        text = (f"{name}from {a} to {b}, {what} changes by {prose.pct(row['smallest %'])} to "
-                f"{prose.pct(row['largest %'])} across the {prose.count(n, 'CPU count')} both measured "
+        span = (f"by {prose.pct(row['smallest %'])} at every one of the" if row["smallest %"] == row["largest %"] else
+                f"by {prose.pct(row['smallest %'])} to {prose.pct(row['largest %'])} across the")
+        text = (f"{name}{'F' if not name else 'f'}rom {a} to {b}, {what} changes {span} "
+                f"{prose.count(n, 'CPU count')} both measured "
                 f"(lower on {b} at {prose.count(lower, 'count')}, higher at {prose.count(higher, 'count')}).")
         lo, hi = row["95 % lower (if the same at every count) %"], row["95 % upper (if the same at every count) %"]
         if math.isfinite(lo) and math.isfinite(hi):
@@ -92,7 +96,7 @@ def lspr_reading(table: pd.DataFrame, a: str, b: str) -> list[str]:
             continue
         name = "" if row["workload"] in ("", ALL) else f"{prose.quoted(row['workload'])}, "
         side = {"within": "within", "above": "above", "below": "below"}[row["against the LSPR range"]]
-        out.append(f"{name}{c}: transactions per CPU second change by {prose.pct(row['measured ITR change %'])} from "
+        out.append(f"{name}{c[0].upper() + c[1:] if not name else c}: transactions per CPU second change by {prose.pct(row['measured ITR change %'])} from "
                    f"{a} to {b}, {side} the LSPR's {prose.pct(lo)} to {prose.pct(hi)}.")
     if out:
         out.append("The LSPR projects capacity for a mix of work; one MQ micro-benchmark at one CPU count is one "
@@ -108,10 +112,18 @@ def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: i
         name = "" if row["workload"] == ALL else f"{prose.quoted(row['workload'])}: "
         need = row["CPUs for the target"]
         if isinstance(need, str):
-            first = (f"{name}by its fit, {b} does not reach {t} msg/s with any number of CPUs: the target lies above "
-                     f"the modelled peak, {prose.num(row[f'modelled peak {b} (msg/s)'], unit='msg/s')}"
-                     + (f", itself an extrapolation (at {prose.num(row[f'peak at {b} (CPUs)'])} CPUs)."
-                        if row["peak: extrapolated"] else "."))
+            limit = prose.num(row[f"modelled peak {b} (msg/s)"], unit="msg/s")
+            at_n = row[f"peak at {b} (CPUs)"]
+            if need.startswith("not within"):
+                first = (f"{name}by its fit, {b} does not reach {t} msg/s {need.removeprefix('not ')}, the most the search "
+                         "considers (an extrapolation far past any measurement).")
+            elif pd.isna(at_n):
+                first = (f"{name}by its fit, {b} does not reach {t} msg/s with any number of CPUs: the target lies above "
+                         f"the limit the model approaches as CPUs grow without bound, {limit}, itself an extrapolation.")
+            else:
+                first = (f"{name}by its fit, {b} does not reach {t} msg/s with any number of CPUs: the target lies above "
+                         f"the modelled peak, {limit}"
+                         + (f", itself an extrapolation (at {prose.num(at_n)} CPUs)." if row["peak: extrapolated"] else "."))
         else:
             first = f"{name}by its fit, {b} " + prose.extrapolated(
                 f"reaches {t} msg/s with {prose.count(int(need), 'CPU')}", row["target: extrapolated"]) + "."
@@ -138,15 +150,16 @@ def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: i
             else:
                 parts.append(f"The fits do not place both peaks within the measured CPUs, so plan the peak on the "
                              f"highest measured rates: {prose.pct(row['highest measured change %'])} from {a} to {b}.")
-        out.append(" ".join(parts))
+        said = " ".join(parts)
+        out.append(said[0].upper() + said[1:])
     return out
 
 
 # -- about the published measurements (book data only) ----------------------------------------------
 
 ABOUT_SYSTEM = (
-    "IBM's report \"IBM MQ for z/OS on z16 Performance\" (Version 1.0, September 2022) measured MQ 9.3 on z/OS 2.5 "
-    "on an IBM z15 (8561-7J0, Crypto Express 7S) and an IBM z16 (3931-7K0 Max200, Crypto Express 8S), with LPARs "
+    "IBM's report \"IBM MQ for z/OS on z16 Performance\" measured MQ `9.3` on z/OS `2.5` on an IBM z15 "
+    "(`8561-7J0`, Crypto Express 7S) and an IBM z16 (`3931-7K0` Max200, Crypto Express 8S), with LPARs "
     "of 2 to 32 dedicated CPUs. The scaling workloads are 2KB non-persistent request/reply, out of syncpoint and in "
     "syncpoint, with 32 requester and 32 server tasks on one queue manager and accounting trace class 3 enabled. "
     "Most of the report's results are charts: the rates and CPU costs here are readings off its four scalability "
@@ -158,7 +171,7 @@ ABOUT_ERRATA = (
     "The report's own slips touch these numbers. It converts the z15 out-of-syncpoint peak, 1,638,600 msg/s, into "
     "840,740 transactions/s, which is half the chart's 30-CPU point rather than half the printed peak "
     "({ref}`erratum E300 <errata-e300>`); it says that peak was reached with 32 CPUs, though the chart's highest "
-    "z15 point is at 30 ({ref}`erratum E301 <errata-e301>`; the generation table `z16_generation_peak_rate` repeats "
-    "the 1.64 million); and it calls the z16 shortfall \"nearly 20%\", where the printed message rates give 17.7 % "
-    "({ref}`erratum E302 <errata-e302>`). The data keep what is printed; the fits use the printed 1,638,600 at 32 "
-    "CPUs and the chart's reading at 30.")
+    "z15 point is at 30 ({ref}`erratum E301 <errata-e301>`; the generation table, `z16_generation_peak_rate`, repeats "
+    "the printed peak in millions); and it calls the z16 shortfall \"nearly 20%\", more than the printed message rates give "
+    "({ref}`erratum E302 <errata-e302>`). The table below holds the peaks as printed; the fits use the printed "
+    "1,638,600 at 32 CPUs and the chart's reading at 30.")
