@@ -141,7 +141,7 @@ def test_comparison_and_plan_recover_the_truth(tmp_path):
     summ = props.table(r, "compare_summary")
     cpu = summ[summ["change"] == "CPU change"].iloc[0]
     assert cpu["mean %"] == pytest.approx(-8.0, abs=1e-9)
-    assert "lower on new by 8 %" in r.sentences()["compare_text"]
+    assert "lower on “new” by 8 %" in r.sentences()["compare_text"]
     plan = props.table(r, "plan")
     lam, s, k = TRUTH["new"]
     truth = int(np.nonzero(usl.throughput(np.arange(1, 200.0), lam, s, k) >= 900_000)[0][0] + 1)
@@ -160,7 +160,7 @@ def test_target_past_the_measured_cpus_is_extrapolated(tmp_path):
     plan = props.table(r, "plan")
     assert plan["target: extrapolated"].iloc[0]
     assert "(extrapolated)" in r.sentences()["plan_text"]
-    assert any("CPUs on new" in e for e in r.extrapolations)
+    assert any("CPUs on “new”" in e for e in r.extrapolations)
 
 
 def test_one_machine_says_why_there_is_no_comparison(tmp_path):

@@ -99,7 +99,8 @@ def test_sentences_are_true(tmp_path, case):
 
     # compare_text: the direction of CPU per transaction, only with the truth's sign
     cmp = said.get("compare_text", "")
-    lower, higher = f"CPU per transaction is lower on {case.machines[1]}", f"CPU per transaction is higher on {case.machines[1]}"
+    new = props_quoted(case.machines[1])
+    lower, higher = f"CPU per transaction is lower on {new}", f"CPU per transaction is higher on {new}"
     if case.cost_change < 0:
         assert higher not in cmp
     elif case.cost_change > 0:
@@ -132,6 +133,12 @@ def test_sentences_are_true(tmp_path, case):
                 assert f"{row['against the LSPR range']} the LSPR" in said["lspr_text"]
     else:
         assert "projects z15 to z16" in repr(lspr)
+
+
+def props_quoted(name: str) -> str:
+    from mqperf.present import prose, text
+
+    return text.unescape(prose.quoted(name))
 
 
 def props_given(value: float) -> str:

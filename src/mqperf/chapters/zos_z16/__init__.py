@@ -27,6 +27,10 @@ PARAMETERS = {
                           "[, cpu_us_per_tx, workload, basis], or a book dataset", contract=CHAPTER),
     "lspr": DataFile(help="IBM's LSPR expected improvement of z16 over z15 by CPUs and RNI (the z16 report's "
                           "page 7)", contract="z16_lspr_expectation", files=False),
+    "ams": DataFile(help="IBM's published change in AMS transaction cost and throughput from z15 to z16, by message "
+                         "size and policy", contract="z16_ams_change", files=False),
+    "tls_key": DataFile(help="IBM's published CPU per TLS secret key negotiation on z15 and z16, by CipherSpec",
+                        contract="z16_tls_secret_key_cost", files=False),
     "from_machine": Text(help="the machine moved from (as the data's machine column names it)", max_length=40),
     "to_machine": Text(help="the machine moved to", max_length=40),
     "target_rate_msg_s": Number(help="planning question: how many CPUs on the machine moved to for this rate?",

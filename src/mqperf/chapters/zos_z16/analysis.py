@@ -75,10 +75,11 @@ def analyse(p: dict) -> Results:
 
     # -- the two machines compared --------------------------------------------------------------------
     a, b, how = f.machines(pts, p)
+    qa, qb = (prose.quoted(a), prose.quoted(b)) if a else (None, None)
     r.checked("Machines compared", how)
     table = f.compare(pts, a, b) if a else pd.DataFrame()
-    none = (f"the data have no CPU count measured on both {a} and {b}" if a else prose.not_supported(how))
-    r.table("compare", table if len(table) else None, caption=f"{a} against {b} at the CPU counts both measured"
+    none = (f"the data have no CPU count measured on both {qa} and {qb}" if a else prose.not_supported(how))
+    r.table("compare", table if len(table) else None, caption=f"{qa} against {qb} at the CPU counts both measured"
             if a else "The machines compared", missing=none)
     summ = f.summary(table) if len(table) else pd.DataFrame()
     r.table("compare_summary", summ if len(summ) else None, caption="The change across the CPU counts",
@@ -93,26 +94,36 @@ def analyse(p: dict) -> Results:
         caption="IBM's LSPR: expected improvement in capacity of z16 over z15, by CPUs and workload nest intensity")
     pair = a is not None and LSPR_FROM in str(a).lower() and LSPR_TO in str(b).lower()
     held = f.lspr_compare(table, lspr) if pair and len(table) else pd.DataFrame()
-    why = (f"the LSPR table projects z15 to z16, and the machines compared here are {a} and {b}" if a and not pair else
+    why = (f"the LSPR table projects z15 to z16, and the machines compared here are {qa} and {qb}" if a and not pair else
            "the data have no CPU per transaction on both machines, so there is no measured change in transactions per "
            "CPU second to set beside the LSPR" if a else prose.not_supported(how))
     r.table("lspr", held if len(held) else None, caption="Measured change in transactions per CPU second (ITR = "
             "cost before / cost after − 1) against the LSPR expectation", missing=why)
     r.text("lspr_text", prose.bullets(text.lspr_reading(held, a, b)) if len(held) else "")
 
+    # -- other costs that moved (IBM's published figures) ------------------------------------------------
+    ams = views.open(p["ams"], CHAPTER, "ams")
+    key = views.open(p["tls_key"], CHAPTER, "tls_key")
+    r.table("ams", f.ams_table(ams), caption="IBM's AMS measurements: change from z15 to z16 by message size and "
+            "policy (as printed; negative = lower on z16)")
+    r.table("tls_key", f.tls_key_table(key), caption="IBM's measurements: CPU per TLS secret key negotiation in the "
+            "channel initiator (change = z16 / z15 − 1)")
+    r.text("moved_text", prose.bullets(text.moved_reading(f.ams_table(ams), f.tls_key_table(key))))
+    r.about("moved_about", text.ABOUT_MOVED, title=False)
+
     # -- planning --------------------------------------------------------------------------------------
     plan = f.plan(fits, pts, table, a, b, target, at) if b else pd.DataFrame()
-    r.table("plan", plan if len(plan) else None, caption=f"Moving to {b}: CPUs for {prose.given(target)} msg/s, and the "
+    r.table("plan", plan if len(plan) else None, caption=f"Moving to {qb}: CPUs for {prose.given(target)} msg/s, and the "
             f"change at {prose.given(at)} CPUs and at the peak" if b else "Planning",
-            missing=f"no fit of {b} to plan with" if b else prose.not_supported(how))
+            missing=f"no fit of {qb} to plan with" if b else prose.not_supported(how))
     for row in plan.to_dict("records"):
         if row["target: extrapolated"]:
-            r.extrapolated(f"{row['workload']}: CPUs on {b} for {prose.given(target)} msg/s ({row['CPUs for the target']:,}, "
+            r.extrapolated(f"{prose.quoted(row['workload'], markdown=False)}: CPUs on {prose.quoted(b, markdown=False)} for {prose.given(target)} msg/s ({row['CPUs for the target']:,}, "
                            f"measured {row['measured CPUs']})")
         if row["peak: extrapolated"]:
-            r.extrapolated(f"{row['workload']}: the modelled peak on {b} lies outside the measured CPUs ({row['measured CPUs']})")
+            r.extrapolated(f"{prose.quoted(row['workload'], markdown=False)}: the modelled peak on {prose.quoted(b, markdown=False)} lies outside the measured CPUs ({row['measured CPUs']})")
         if row.get("rate at plan CPUs: extrapolated"):
-            r.extrapolated(f"{row['workload']}: the rate change at {prose.given(at)} CPUs lies outside the CPUs both measured")
+            r.extrapolated(f"{prose.quoted(row['workload'], markdown=False)}: the rate change at {prose.given(at)} CPUs lies outside the CPUs both measured")
     r.text("plan_text", prose.bullets(text.plan_reading(plan, a, b, target, at)) if len(plan) else "")
 
     for name, card, result in fits.cards(CHAPTER, src.name):

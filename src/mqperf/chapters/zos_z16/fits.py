@@ -62,12 +62,13 @@ def machines(pts: pd.DataFrame, p: dict) -> tuple[str | None, str | None, str]:
     present = list(dict.fromkeys(pts[MACHINE]))
     a, b = str(p["from_machine"]), str(p["to_machine"])
     if a in present and b in present and a != b:
-        return a, b, f"from {a} to {b}, as the parameters name them"
+        return a, b, f"from {prose.quoted(a)} to {prose.quoted(b)}, as the parameters name them"
     if len(present) == 2:
-        return present[0], present[1], (f"from {present[0]} to {present[1]}: the file's two machines in the order "
-                                        f"it gives them (the parameters name {a} and {b})")
+        return present[0], present[1], (f"from {prose.quoted(present[0])} to {prose.quoted(present[1])}: the file's "
+                                        f"two machines in the order it gives them (the parameters name "
+                                        f"{prose.quoted(a)} and {prose.quoted(b)})")
     return None, None, (f"the file has {prose.count(len(present), 'machine')} and the parameters' "
-                        f"{a} and {b} are not both among them")
+                        f"{prose.quoted(a)} and {prose.quoted(b)} are not both among them")
 
 
 def points_table(pts: pd.DataFrame) -> pd.DataFrame:
@@ -250,3 +251,21 @@ def plan(fits: FitSet, pts: pd.DataFrame, table: pd.DataFrame, a: str | None, b:
                     row[f"{col} at {at} CPUs"] = bool(here[col].iloc[0])
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# -- IBM's other published changes --------------------------------------------------------------------
+
+def ams_table(ams: pd.DataFrame) -> pd.DataFrame:
+    """The AMS changes, one row per message size and policy, cost and throughput side by side."""
+    wide = ams.pivot_table(index=["message_size", "size_as_described", "policy"], columns="metric",
+                           values="change_pct", aggfunc="first", sort=False).reset_index()
+    return pd.DataFrame({"message size": wide["message_size"] + " (" + wide["size_as_described"] + ")",
+                         "policy": wide["policy"], "transaction cost change %": wide["transaction cost"],
+                         "throughput change %": wide["throughput"]})
+
+
+def tls_key_table(key: pd.DataFrame) -> pd.DataFrame:
+    """CPU per secret key negotiation on each machine, and the change (derived: z16 / z15 − 1)."""
+    wide = key.pivot_table(index="cipher", columns="machine", values="cpu_ms", aggfunc="first", sort=False).reset_index()
+    return pd.DataFrame({"CipherSpec": wide["cipher"], "z15 CPU (ms)": wide["z15"], "z16 CPU (ms)": wide["z16"],
+                         "change %": 100 * (wide["z16"] / wide["z15"] - 1)})

@@ -50,6 +50,7 @@ def validation_reading(table: pd.DataFrame) -> str:
 
 
 def comparison_reading(summary: pd.DataFrame, table: pd.DataFrame, a: str, b: str) -> list[str]:
+    a, b = prose.quoted(a), prose.quoted(b)
     out = []
     for row in summary.to_dict("records"):
         what = "the peak rate" if row["change"] == "rate change" else "CPU per transaction"
@@ -85,6 +86,7 @@ def comparison_reading(summary: pd.DataFrame, table: pd.DataFrame, a: str, b: st
 
 
 def lspr_reading(table: pd.DataFrame, a: str, b: str) -> list[str]:
+    a, b = prose.quoted(a), prose.quoted(b)
     out = []
     for row in table.to_dict("records"):
         c = prose.count(int(row["CPUs"]), "CPU")
@@ -107,13 +109,15 @@ def lspr_reading(table: pd.DataFrame, a: str, b: str) -> list[str]:
 
 def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: int) -> list[str]:
     out = []
+    col_b = b
+    qa, b = (prose.quoted(a) if a is not None else None), prose.quoted(b)
     t = prose.given(target)
     for row in plan.to_dict("records"):
         name = "" if row["workload"] == ALL else f"{prose.quoted(row['workload'])}: "
         need = row["CPUs for the target"]
         if isinstance(need, str):
-            limit = prose.num(row[f"modelled peak {b} (msg/s)"], unit="msg/s")
-            at_n = row[f"peak at {b} (CPUs)"]
+            limit = prose.num(row[f"modelled peak {col_b} (msg/s)"], unit="msg/s")
+            at_n = row[f"peak at {col_b} (CPUs)"]
             if need.startswith("not within"):
                 first = (f"{name}by its fit, {b} does not reach {t} msg/s {need.removeprefix('not ')}, the most the search "
                          "considers (an extrapolation far past any measurement).")
@@ -129,10 +133,10 @@ def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: i
                 f"reaches {t} msg/s with {prose.count(int(need), 'CPU')}", row["target: extrapolated"]) + "."
         parts = [first]
         fitted = row.get(f"rate change at {at} CPUs (fits) %")
-        if a is not None and fitted is not None and not pd.isna(fitted):
+        if qa is not None and fitted is not None and not pd.isna(fitted):
             measured = row.get(f"rate change at {at} CPUs (measured) %")
             cpu = row.get(f"CPU change at {at} CPUs (measured) %")
-            sentence = (f"At {prose.count(at, 'CPU')} the fits put the rate change from {a} at "
+            sentence = (f"At {prose.count(at, 'CPU')} the fits put the rate change from {qa} at "
                         + prose.extrapolated(prose.pct(fitted), row["rate at plan CPUs: extrapolated"]))
             unseen = ", within the two chart readings' uncertainty: no change the chart can show"
             if measured is not None and not pd.isna(measured):
@@ -149,10 +153,41 @@ def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: i
                              f"highest measured rates by {prose.pct(row['highest measured change %'])}.")
             else:
                 parts.append(f"The fits do not place both peaks within the measured CPUs, so plan the peak on the "
-                             f"highest measured rates: {prose.pct(row['highest measured change %'])} from {a} to {b}.")
+                             f"highest measured rates: {prose.pct(row['highest measured change %'])} from {qa} to {b}.")
         said = " ".join(parts)
         out.append(said[0].upper() + said[1:])
     return out
+
+
+def moved_reading(ams: pd.DataFrame, key: pd.DataFrame) -> list[str]:
+    """What IBM's published changes say, computed from the two tables."""
+    out = []
+    cost, tput = ams["transaction cost change %"], ams["throughput change %"]
+    big = ams.loc[tput.idxmax()]
+    lower = ("lower on z16 in every case" if cost.lt(0).all() else
+             f"lower on z16 in {prose.count(int(cost.lt(0).sum()), 'case')}")
+    out.append(f"AMS: in IBM's measurements the transaction cost changed by {prose.pct(cost.min())} to "
+               f"{prose.pct(cost.max())} from z15 to z16 ({lower}), and throughput by {prose.pct(tput.min())} to "
+               f"{prose.pct(tput.max())}, most for {big['message size']} messages with {big['policy']} protection.")
+    change = key["change %"]
+    low, high = key.loc[change.idxmin()], key.loc[change.idxmax()]
+    if change.lt(0).all():
+        out.append(f"TLS: a secret key negotiation cost the channel initiator {prose.pct(-high['change %'])} to "
+                   f"{prose.pct(-low['change %'])} less CPU on z16 (most for {prose.quoted(low['CipherSpec'])}: "
+                   f"{prose.num(low['z15 CPU (ms)'], unit='ms')} on z15, {prose.num(low['z16 CPU (ms)'], unit='ms')} "
+                   "on z16).")
+    else:
+        out.append(f"TLS: a secret key negotiation's CPU changed by {prose.pct(low['change %'])} to "
+                   f"{prose.pct(high['change %'])} from z15 to z16.")
+    out.append("These are single published figures, one run each: they show which costs moved and how far, not the "
+               "spread a rerun would give.")
+    return out
+
+
+ABOUT_MOVED = (
+    "The report's summary gives the AMS throughput gain as \"up to 46%\", where its table's largest value is +46.9 "
+    "({ref}`erratum E305 <errata-e305>`); the tables here keep the printed values (`z16_ams_change`, "
+    "`z16_tls_secret_key_cost`).")
 
 
 # -- about the published measurements (book data only) ----------------------------------------------
