@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mqperf.chapters.zos_z16 import CHAPTER, CPUS, EXAMPLE, LSPR_FROM, LSPR_TO, NAMED, X
+from mqperf.chapters.zos_z16 import CHAPTER, COST, CPUS, EXAMPLE, LSPR_FROM, LSPR_TO, NAMED, X
 from mqperf.chapters.zos_z16 import fits as f
 from mqperf.chapters.zos_z16 import text
 from mqperf.data import aggregate, views
-from mqperf.present import prose
+from mqperf.present import charts, prose
 from mqperf.present.charts import capacity
 from mqperf.present.results import Results
 
@@ -68,6 +68,11 @@ def analyse(p: dict) -> Results:
         pts, lines, x=CPUS, y=X, x_title="CPUs", y_title="peak messages per second",
         title="Peak rate against CPUs, with the USL fits", curve_order=[USL_CURVE]),
         missing="no series could be fitted, so there is no curve to draw")
+    costs = f.cost_points(pts)
+    r.chart("cost_chart", None if costs is None else charts.lines(
+        costs, x=CPUS, y=COST, colour="series", x_title="CPUs", y_title="CPU per transaction (µs)",
+        title="CPU per transaction at the peak rate, against CPUs"),
+        missing="the data have no CPU per transaction (cpu_us_per_tx)")
     loo = f.validation(fits, pts, data_name=src.name, data_hash=src.sha256) if fits.results else None
     r.table("validation", loo, caption="Each point predicted by its series' fit without it (leave-one-out)",
             missing="no series was fitted, so no point can be predicted")

@@ -205,10 +205,12 @@ def lspr_compare(table: pd.DataFrame, lspr: pd.DataFrame) -> pd.DataFrame:
         for row in here.to_dict("records"):
             itr = float(row["ITR change %"])
             side = planning.side(itr, lo, hi)
-            rows.append({"workload": row["workload"], "CPUs": int(c), "LSPR LOW %": exp.get("LOW"),
-                         "LSPR AVERAGE %": exp.get("AVERAGE"), "LSPR HIGH %": exp.get("HIGH"),
-                         "measured ITR change %": itr,
-                         "against the LSPR range": side})
+            item = {"workload": row["workload"], "CPUs": int(c), "LSPR LOW %": exp.get("LOW"),
+                    "LSPR AVERAGE %": exp.get("AVERAGE"), "LSPR HIGH %": exp.get("HIGH"),
+                    "measured ITR change %": itr, "against the LSPR range": side}
+            if "CPU change within readings" in row:
+                item["CPU change within readings"] = bool(row["CPU change within readings"])
+            rows.append(item)
     return pd.DataFrame(rows)
 
 
@@ -230,14 +232,14 @@ def plan(fits: FitSet, pts: pd.DataFrame, table: pd.DataFrame, a: str | None, b:
                "CPUs for the target": need if need is not None else "above the modelled peak"
                if math.isfinite(rb.peak_x()) else f"not within {planning.LIMIT:,} CPUs",
                "target: extrapolated": bool(need is not None and need > hi_n),
-               f"modelled peak {b} (msg/s)": _finite(rb.peak_x()), f"peak at {b} (CPUs)": _finite(rb.peak_n()),
+               f"peak or limit {b} (msg/s)": _finite(rb.peak_x()), f"peak at {b} (CPUs)": _finite(rb.peak_n()),
                "peak: extrapolated": not (lo_n <= rb.peak_n() <= hi_n)}
         if ra is not None:
             mine_a = pts[pts["series"] == sa]
             lo_a, hi_a = int(mine_a[CPUS].min()), int(mine_a[CPUS].max())
             # A modelled peak is compared only where both fits place theirs within their measured CPUs.
             inside = lo_n <= rb.peak_n() <= hi_n and lo_a <= ra.peak_n() <= hi_a
-            row.update({f"modelled peak {a} (msg/s)": _finite(ra.peak_x()), f"peak at {a} (CPUs)": _finite(ra.peak_n()),
+            row.update({f"peak or limit {a} (msg/s)": _finite(ra.peak_x()), f"peak at {a} (CPUs)": _finite(ra.peak_n()),
                         "peak change %": 100 * (rb.peak_x() / ra.peak_x() - 1) if inside else np.nan,
                         "highest measured change %": 100 * (float(mine[X].max()) / float(mine_a[X].max()) - 1),
                         f"rate change at {at} CPUs (fits) %": 100 * float(rb.predict([at])[0] / ra.predict([at])[0] - 1),
@@ -246,6 +248,12 @@ def plan(fits: FitSet, pts: pd.DataFrame, table: pd.DataFrame, a: str | None, b:
             row[f"rate change at {at} CPUs (measured) %"] = float(here["rate change %"].iloc[0]) if len(here) else np.nan
             cpu = float(here["CPU change %"].iloc[0]) if len(here) and "CPU change %" in here else np.nan
             row[f"CPU change at {at} CPUs (measured) %"] = cpu
+            need_a = planning.first_reaching(ra.predict, target, limit=planning.LIMIT)
+            row[f"CPUs for the target on {a}"] = need_a if need_a is not None else "not reached"
+            mine_t = table[table["workload"] == w] if len(table) else table
+            if "CPU change %" in mine_t and mine_t["CPU change %"].notna().any():
+                row["CPU change, smallest (measured) %"] = float(mine_t["CPU change %"].min())
+                row["CPU change, largest (measured) %"] = float(mine_t["CPU change %"].max())
             for col in ("rate change within readings", "CPU change within readings"):
                 if col in here and len(here):
                     row[f"{col} at {at} CPUs"] = bool(here[col].iloc[0])
@@ -269,3 +277,9 @@ def tls_key_table(key: pd.DataFrame) -> pd.DataFrame:
     wide = key.pivot_table(index="cipher", columns="machine", values="cpu_ms", aggfunc="first", sort=False).reset_index()
     return pd.DataFrame({"CipherSpec": wide["cipher"], "z15 CPU (ms)": wide["z15"], "z16 CPU (ms)": wide["z16"],
                          "change %": 100 * (wide["z16"] / wide["z15"] - 1)})
+
+
+def cost_points(pts: pd.DataFrame) -> pd.DataFrame | None:
+    """CPU per transaction against CPUs, one line per series (None when the data have none)."""
+    have = pts[pts[COST].notna()]
+    return None if have.empty else have[["series", CPUS, COST]]

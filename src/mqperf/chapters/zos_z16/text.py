@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from mqperf.chapters.zos_z16 import ALL, MACHINE, NAMED, WORKLOAD
@@ -98,8 +99,10 @@ def lspr_reading(table: pd.DataFrame, a: str, b: str) -> list[str]:
             continue
         name = "" if row["workload"] in ("", ALL) else f"{prose.quoted(row['workload'])}, "
         side = {"within": "within", "above": "above", "below": "below"}[row["against the LSPR range"]]
+        unseen = (" The change is within the two chart readings' uncertainty: the chart cannot show it."
+                  if row.get("CPU change within readings") is True else "")
         out.append(f"{name}{c[0].upper() + c[1:] if not name else c}: transactions per CPU second change by {prose.pct(row['measured ITR change %'])} from "
-                   f"{a} to {b}, {side} the LSPR's {prose.pct(lo)} to {prose.pct(hi)}.")
+                   f"{a} to {b}, {side} the LSPR's {prose.pct(lo)} to {prose.pct(hi)}.{unseen}")
     if out:
         out.append("The LSPR projects capacity for a mix of work; one MQ micro-benchmark at one CPU count is one "
                    "run, so a point outside the range says this workload at this count moved differently, not that "
@@ -116,7 +119,7 @@ def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: i
         name = "" if row["workload"] == ALL else f"{prose.quoted(row['workload'])}: "
         need = row["CPUs for the target"]
         if isinstance(need, str):
-            limit = prose.num(row[f"modelled peak {col_b} (msg/s)"], unit="msg/s")
+            limit = prose.num(row[f"peak or limit {col_b} (msg/s)"], unit="msg/s")
             at_n = row[f"peak at {col_b} (CPUs)"]
             if need.startswith("not within"):
                 first = (f"{name}by its fit, {b} does not reach {t} msg/s {need.removeprefix('not ')}, the most the search "
@@ -130,7 +133,10 @@ def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: i
                          + (f", itself an extrapolation (at {prose.num(at_n)} CPUs)." if row["peak: extrapolated"] else "."))
         else:
             first = f"{name}by its fit, {b} " + prose.extrapolated(
-                f"reaches {t} msg/s with {prose.count(int(need), 'CPU')}", row["target: extrapolated"]) + "."
+                f"reaches {t} msg/s with {prose.count(int(need), 'CPU')}", row["target: extrapolated"])
+            other = row.get(f"CPUs for the target on {a}") if a is not None else None
+            first += ((f" ({qa} by its fit: {prose.count(int(other), 'CPU')})" if isinstance(other, (int, np.integer))
+                       else f" ({qa} does not reach it by its fit)") if other is not None else "") + "."
         parts = [first]
         fitted = row.get(f"rate change at {at} CPUs (fits) %")
         if qa is not None and fitted is not None and not pd.isna(fitted):
@@ -147,6 +153,10 @@ def plan_reading(plan: pd.DataFrame, a: str | None, b: str, target: float, at: i
                          if cpu is not None and not pd.isna(cpu) else
                          "; the data have no CPU per transaction at that count on both machines.")
             parts.append(sentence)
+            lo_c, hi_c = row.get("CPU change, smallest (measured) %"), row.get("CPU change, largest (measured) %")
+            if lo_c is not None and not pd.isna(lo_c):
+                parts.append(f"Across the CPU counts both machines measured, plan for a CPU-per-transaction change "
+                             f"between {prose.pct(lo_c)} and {prose.pct(hi_c)}, depending on the LPAR's size.")
             peak = row.get("peak change %")
             if peak is not None and not pd.isna(peak):
                 parts.append(f"The modelled peaks, both within the measured CPUs, differ by {prose.pct(peak)}; the "
