@@ -181,3 +181,22 @@ def test_mqperf_run_on_the_example(tmp_path):
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert (out / "zos_z16.html").exists()
+
+
+def test_lspr_verdict_holds_only_across_the_readings_uncertainty():
+    """A measured ITR change above the LSPR range is said to be above only when every value the two
+    chart readings allow is above; otherwise it overlaps the range within the readings."""
+    lspr = loader.load("z16_lspr_expectation")
+
+    def verdict(cost_a, cost_b, unc):
+        pts = pd.DataFrame({"workload": "w", "machine": ["z15", "z16"], "cpus": 16, "rate_msg_s": [1e5, 1e5],
+                            "cpu_us_per_tx": [cost_a, cost_b], "basis": "chart", "cpu_basis": "chart",
+                            "rate_reading_uncertainty": 0.0, "cpu_reading_uncertainty": unc})
+        table = f.compare(f.prepare(pts), "z15", "z16")
+        held = f.lspr_compare(table, lspr)
+        return held.loc[held["CPUs"] == 16, "against the LSPR range"].iloc[0]
+
+    assert verdict(23.0, 20.0, 0.0) == "above"           # 15 % against 9 to 14 %
+    assert verdict(23.0, 20.0, 0.05) == "above"          # 14.4 % to 15.6 %: still above
+    assert verdict(23.0, 20.0, 0.3) == "overlaps the range within the readings"  # 12.9 % to 17.1 %
+    assert verdict(22.0, 20.0, 0.0) == "within"          # 10 %

@@ -151,6 +151,11 @@ def compare(pts: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
                         f"CPU {a} (µs)": both[f"{COST}_a"], f"CPU {b} (µs)": both[f"{COST}_b"],
                         "CPU change %": 100 * (both[f"{COST}_b"] / both[f"{COST}_a"] - 1),
                         "ITR change %": 100 * (both[f"{COST}_a"] / both[f"{COST}_b"] - 1)})
+    if f"{COST_UNC}_a" in both:
+        # The ITR change the two readings allow at their extremes (each reading ± its uncertainty).
+        ua, ub = both[f"{COST_UNC}_a"].fillna(0), both[f"{COST_UNC}_b"].fillna(0)
+        out["ITR change, readings' low %"] = 100 * ((both[f"{COST}_a"] - ua) / (both[f"{COST}_b"] + ub) - 1)
+        out["ITR change, readings' high %"] = 100 * ((both[f"{COST}_a"] + ua) / (both[f"{COST}_b"] - ub) - 1)
     if f"{RATE_UNC}_a" in both:
         # A reading's uncertainty on each side: a change smaller than both together is not seen.
         out["rate change within readings"] = ((both[f"{X}_b"] - both[f"{X}_a"]).abs()
@@ -160,7 +165,8 @@ def compare(pts: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
                                              <= both[f"{COST_UNC}_a"].fillna(0) + both[f"{COST_UNC}_b"].fillna(0))
     if both[f"{COST}_a"].isna().all() or both[f"{COST}_b"].isna().all():
         out = out.drop(columns=[f"CPU {a} (µs)", f"CPU {b} (µs)", "CPU change %", "ITR change %"]
-                       + [c for c in ["CPU change within readings"] if c in out])
+                       + [c for c in ["CPU change within readings", "ITR change, readings' low %",
+                                      "ITR change, readings' high %"] if c in out])
     return out
 
 
@@ -205,9 +211,16 @@ def lspr_compare(table: pd.DataFrame, lspr: pd.DataFrame) -> pd.DataFrame:
         for row in here.to_dict("records"):
             itr = float(row["ITR change %"])
             side = planning.side(itr, lo, hi)
+            band = (row.get("ITR change, readings' low %"), row.get("ITR change, readings' high %"))
+            if band[0] is not None and not pd.isna(band[0]):
+                # The verdict holds only when every ITR change the readings allow is on the same side.
+                if {planning.side(band[0], lo, hi), planning.side(band[1], lo, hi)} != {side}:
+                    side = "overlaps the range within the readings"
             item = {"workload": row["workload"], "CPUs": int(c), "LSPR LOW %": exp.get("LOW"),
                     "LSPR AVERAGE %": exp.get("AVERAGE"), "LSPR HIGH %": exp.get("HIGH"),
                     "measured ITR change %": itr, "against the LSPR range": side}
+            if band[0] is not None and not pd.isna(band[0]):
+                item["readings' low %"], item["readings' high %"] = float(band[0]), float(band[1])
             if "CPU change within readings" in row:
                 item["CPU change within readings"] = bool(row["CPU change within readings"])
             rows.append(item)
@@ -231,7 +244,7 @@ def plan(fits: FitSet, pts: pd.DataFrame, table: pd.DataFrame, a: str | None, b:
         row = {"workload": w, "machine": b, "measured CPUs": f"{lo_n} to {hi_n}",
                "CPUs for the target": need if need is not None else "above the modelled peak"
                if math.isfinite(rb.peak_x()) else f"not within {planning.LIMIT:,} CPUs",
-               "target: extrapolated": bool(need is not None and need > hi_n),
+               "target: extrapolated": planning.extrapolated(need, lo_n, hi_n),
                f"peak or limit {b} (msg/s)": _finite(rb.peak_x()), f"peak at {b} (CPUs)": _finite(rb.peak_n()),
                "peak: extrapolated": not (lo_n <= rb.peak_n() <= hi_n)}
         if ra is not None:

@@ -13,6 +13,7 @@ from mqperf.chapters.zos_z16 import ALL, MACHINE, NAMED, WORKLOAD
 from mqperf.models import evidence
 from mqperf.present import prose
 
+READ_LO, READ_HI = "readings' low %", "readings' high %"
 SINGLE_RUNS = ("Each point is one run: the data give no run-to-run spread, so a change at one CPU count is a single "
                "difference that no test can separate from the noise of a rerun.")
 REPEATED_RUNS = ("Some points average repeated runs (n and sd in the points table); the comparison uses their means "
@@ -98,11 +99,14 @@ def lspr_reading(table: pd.DataFrame, a: str, b: str) -> list[str]:
                        "on both machines.")
             continue
         name = "" if row["workload"] in ("", ALL) else f"{prose.quoted(row['workload'])}, "
-        side = {"within": "within", "above": "above", "below": "below"}[row["against the LSPR range"]]
-        unseen = (" The change is within the two chart readings' uncertainty: the chart cannot show it."
-                  if row.get("CPU change within readings") is True else "")
+        side = {"within": "within", "above": "above", "below": "below",
+                "overlaps the range within the readings": "overlapping"}[row["against the LSPR range"]]
+        unseen = (f" The chart cannot tell this change from none, but every value its readings allow lies {side} the "
+                  "range." if row.get("CPU change within readings") is True and side != "overlapping" else "")
         out.append(f"{name}{c[0].upper() + c[1:] if not name else c}: transactions per CPU second change by {prose.pct(row['measured ITR change %'])} from "
-                   f"{a} to {b}, {side} the LSPR's {prose.pct(lo)} to {prose.pct(hi)}.{unseen}")
+                   f"{a} to {b}, {side} the LSPR's {prose.pct(lo)} to {prose.pct(hi)}"
+                   + (f" once the chart readings' uncertainty is allowed ({prose.pct(row[READ_LO])} to "
+                      f"{prose.pct(row[READ_HI])})" if side == "overlapping" else "") + f".{unseen}")
     if out:
         out.append("The LSPR projects capacity for a mix of work; one MQ micro-benchmark at one CPU count is one "
                    "run, so a point outside the range says this workload at this count moved differently, not that "
