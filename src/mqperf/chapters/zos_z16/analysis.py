@@ -42,8 +42,11 @@ def analyse(p: dict) -> Results:
 
         r.table("printed_peaks", view.published_peaks(),
                 caption="The peak rates the report prints (scalability text and generation table)", digits=7)
+        r.table("machines", view.machine_comparison(), caption="The report's comparison of the two machines (page 9), "
+                "as printed")
     else:
-        r.items["printed_peaks"] = None
+        r.items["printed_peaks"] = r.items["machines"] = None
+    r.about("machines_about", text.ABOUT_MACHINES, title=False)
     r.text("read", text.read(pts, example), aggregate.note(pts, per="workload, machine and CPU count", value=X))
     r.table("points", f.points_table(pts), caption="The points: peak rate and CPU per transaction by machine and CPUs")
     chart_n = int((pts["basis"] == "chart").sum())

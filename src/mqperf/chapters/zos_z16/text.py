@@ -224,3 +224,11 @@ ABOUT_ERRATA = (
     "the printed peak in millions); and it calls the z16 shortfall \"nearly 20%\", more than the printed message rates give "
     "({ref}`erratum E302 <errata-e302>`). The table below holds the peaks as printed; the fits use the printed "
     "1,638,600 at 32 CPUs and the chart's reading at 30.")
+
+ABOUT_MACHINES = (
+    "The report attributes part of the difference between the machines to the cores per processor unit "
+    "(`z16_machine_comparison`): on its z15 up to 10 processors were allocated per PU, on its z16 at most 6, so "
+    "tests that fitted onto one z15 PU spilled over onto several on z16, where its micro-benchmarks most often fell "
+    "short of the LSPR. Two slips make the table harder to read: it gives the z15 five drawers where the test "
+    "environment appendix gives four ({ref}`erratum E303 <errata-e303>`), and it uses \"PU\" both for a chip and "
+    "for a dual-chip module ({ref}`erratum E304 <errata-e304>`).")

@@ -57,11 +57,6 @@ def scaling(name: str, frame: pd.DataFrame) -> pd.DataFrame:
 
 VIEWS = {"data": scaling}
 
-#: Other book datasets this chapter reads on its own data (the build hashes them).
-READS = (PEAKS, GENERATIONS)
-
-
-
 def published_peaks() -> pd.DataFrame:
     """The peak rates the report prints: the scalability text's (messages and transactions per
     second, with their CPU counts as printed) and the generation table's, for the about-passages."""
@@ -78,3 +73,28 @@ def published_peaks() -> pd.DataFrame:
                           "printed": "peak messages/s (" + gen["when"] + ")", "value": gen["peak_million_msg_s"] * 1e6,
                           "qualifier": ""})
     return pd.concat([text, table], ignore_index=True)
+
+
+MACHINES = "z16_machine_comparison"
+
+
+def _cell(row) -> str:
+    """One cell of the comparison table as printed: a count, a range, or a cache size with its unit."""
+    for col, unit in (("cache_kb", " KB"), ("cache_mb", " MB"), ("cache_gb", " GB")):
+        if pd.notna(row[col]):
+            return f"{row[col]:g}{unit}"
+    if pd.notna(row["count"]):
+        return f"{row['count']:g}"
+    return f"{row['count_min']:g} to {row['count_max']:g}"
+
+
+def machine_comparison() -> pd.DataFrame:
+    """The report's z15 / z16 comparison table (page 9), one row per attribute, as printed."""
+    frame = loader.load(MACHINES)
+    frame = frame.assign(cell=[_cell(r) for r in frame.to_dict("records")])
+    wide = frame.pivot_table(index="attribute", columns="machine", values="cell", aggfunc="first", sort=False)
+    return wide.reindex(columns=["z15", "z16"]).fillna("").reset_index()
+
+
+#: Other book datasets this chapter reads on its own data (the build hashes them).
+READS = (PEAKS, GENERATIONS, MACHINES)
