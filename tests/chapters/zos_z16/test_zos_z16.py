@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mqperf.chapters import zos_z16 as chapter
 from mqperf.chapters.zos_z16 import fits as f
 from mqperf.chapters.zos_z16 import text
 from mqperf.data import loader, views

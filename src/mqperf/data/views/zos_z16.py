@@ -9,7 +9,6 @@ the view puts them back, with ``basis`` measured, so each row says which its rat
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from mqperf.data import loader
