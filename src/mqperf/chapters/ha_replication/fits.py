@@ -154,6 +154,7 @@ def plan(fits: FitSet, pts: pd.DataFrame, your: float, target: float | None) -> 
                "extrapolated": "beyond the measured delays" if not (lo_d <= your <= hi_d) else "no"}
         if target is not None:
             d = res.delay_for(target)
+            row["target (requests/s)"] = float(target)
             row["largest delay for the target (ms)"] = d if math.isfinite(d) else np.nan
             row["target: note"] = ("not reached even at 0 ms" if d != d else "no round-trip cost fitted"
                                    if math.isinf(d) else "beyond the measured delays" if not (lo_d <= d <= hi_d)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from mqperf.chapters.ha_replication import ADDED, NAMED, SAID
 from mqperf.chapters.ha_replication.fits import D, k_interval
+from mqperf.models import evidence
 from mqperf.models.fitset import FitSet
 from mqperf.present import prose
 
@@ -37,13 +38,19 @@ def read(pts: pd.DataFrame, col: str, example: bool, clients: bool) -> str:
 
 
 def k_reading(fits: FitSet, per_client: bool) -> list[str]:
+    """Per series, k (or k/N) said only where its interval identifies it (:func:`evidence.identified`)."""
     out = []
     for name, res in list(fits.results.items())[:NAMED]:
         lo, hi = k_interval(res)
-        if per_client:
-            said = prose.estimate("k (the round trips a request waits for)", res.slope, lo, hi)
+        what, unit = ("k (the round trips a request waits for)", None) if per_client else \
+            ("the slope b = k/N", "ms per ms")
+        if evidence.identified(lo, hi):
+            said = prose.estimate(what, res.slope, lo, hi, unit=unit)
+        elif not (math.isfinite(lo) and math.isfinite(hi)):
+            said = f"the data cannot tell {what}: the fit has no interval (no residual degrees of freedom)"
         else:
-            said = prose.estimate("the slope b = k/N", res.slope, lo, hi, unit="ms per ms")
+            why = "reaches zero" if lo <= 0 else "spans more than a factor of ten"
+            said = f"the data cannot tell {what}: its 95 % interval, {prose.num(lo)} to {prose.num(hi)}, {why}"
         out.append(f"{prose.quoted(name)}: {said}.")
     return out
 
