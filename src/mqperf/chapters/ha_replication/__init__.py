@@ -15,7 +15,7 @@ CHAPTER = "ha_replication"
 #: The example the Bring-your-own-data page shows: synthetic (see :func:`.text.read`).
 EXAMPLE = "ha_replication.csv"
 #: Sentences name at most this many series one by one; the tables give the rest.
-NAMED = 8
+NAMED = 12
 #: The two ways a file may give the delay, and how the sentences name each.
 ADDED, RTT = "added_latency_ms", "rtt_ms"
 SAID = {ADDED: "added round-trip delay", RTT: "round-trip time"}

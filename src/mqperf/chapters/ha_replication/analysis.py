@@ -39,6 +39,11 @@ def analyse(p: dict) -> Results:
                                                  "the same")
         rows = pd.concat([rows, more_rows], ignore_index=True)
     pts = f.points(rows)
+    r.checked("Response time", "N/rate, Little's law for clients with one request outstanding and no think time"
+              if "clients" in pts else "not computed: the rows give no clients, so the fit is on the rate and its "
+              "slope is k/N")
+    r.checked("Delay", f"{col}: " + ("the round trip added between the nodes; a includes the network's own"
+                                     if col == "added_latency_ms" else "the whole round trip between the nodes"))
     per_client = f.has_clients(pts)
     r.points = pts
     example = Path(str(p["data"])).name == EXAMPLE and Path(str(p["data"])).parent.name == "examples"

@@ -66,6 +66,18 @@ def validation_reading(loo: pd.DataFrame) -> str:
             f"({prose.quoted(worst['series'])} at {prose.num(worst[where])} ms: "
             f"{prose.num(worst['predicted without it (requests/s)'])} predicted against "
             f"{prose.num(worst['measured (requests/s)'])} measured).")
+    first = done.groupby("series", sort=False)[where].transform("min") == done[where]
+    worst_at = done.assign(first=first, size=done["error %"].abs()).sort_values("size", ascending=False) \
+        .groupby("series", sort=False).head(1)
+    at_first = int(worst_at["first"].sum())
+    if len(worst_at) > 1 and at_first > len(worst_at) / 2:
+        rest = len(worst_at) - at_first
+        which = "every series" if rest == 0 else f"every series but {prose.count(rest, 'x').rsplit(' ', 1)[0]}" \
+            if rest <= 10 else f"more than half of the series"
+        text += (f" In {which} "
+                 "the worst-predicted point is the one at the smallest delay: there the straight line overshoots or "
+                 "undershoots, as it does when something other than the round trips (a CPU, the log disk) limits a "
+                 "loaded system with little delay. Read k and the planning answers of such series with that in mind.")
     skipped = len(loo) - len(done)
     if skipped:
         text += f" {prose.count(skipped, 'point').capitalize()} could not be held out (too few delays left)."
