@@ -28,6 +28,9 @@ PARAMETERS = {
                                'V9.3 report\'s MIQM/RDQM tables); "" for none', contract=CHAPTER, optional=True),
     "nativeha": DataFile(help='Native HA against one queue manager on the same cluster (OCP report, no delay data); '
                               '"" to leave it out', contract="ocp_nha_cpu_scaling", files=False, optional=True),
+    "concurrency": DataFile(help='the same measured at several requester counts, one series per count, fitted on '
+                                 'their own (the book: chart readings of the RDQM report\'s Figure 3); "" for none',
+                            contract=CHAPTER, optional=True),
     "your_rtt_ms": Number(help="planning: the delay to predict the rate at (added delay when the data give "
                                "added_latency_ms, the whole round trip when rtt_ms)", unit="ms", minimum=0,
                           maximum=10000),
@@ -38,7 +41,7 @@ PARAMETERS = {
 }
 
 #: On a reader's run only the reader's files are fitted: no V9.3 tables beside them, no OCP table.
-READER_DEFAULTS = {"more_data": "", "nativeha": "", "target_rate": None}
+READER_DEFAULTS = {"more_data": "", "nativeha": "", "concurrency": "", "target_rate": None}
 
 
 def analyse(p: dict):

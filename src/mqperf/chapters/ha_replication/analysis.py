@@ -96,6 +96,22 @@ def analyse(p: dict) -> Results:
                 r.extrapolated(f"{name}: the largest delay for {prose.given(target)} requests/s")
     r.text("plan_reading", prose.bullets(text.plan_reading(plan, your, col, target)) if plan is not None else None)
 
+    # -- k at every requester count (a file of its own: the book's is chart readings) ---------------------
+    if p.get("concurrency"):
+        conc_frame, conc_src = _open(p["concurrency"], "concurrency")
+        conc_rows, conc_col = f.prepare(conc_frame, conc_src.name or "concurrency")
+        conc_pts = f.points(conc_rows)
+        conc = f.fit_all(conc_pts, data_name=conc_src.name, data_hash=conc_src.sha256)
+        chart = conc_src.book_data and "basis" in conc_pts and (conc_pts["basis"] == "chart").any()
+        r.table("concurrency", f.fits_table(conc, f.has_clients(conc_pts)), caption="R(d) = a + k·d at each requester "
+                "count" + (" (chart readings, not printed values)" if chart else ""),
+                missing="no series of the concurrency file has two or more delays")
+        r.text("concurrency_reading", text.concurrency_reading(conc, f.has_clients(conc_pts), chart))
+    else:
+        r.missing("concurrency", "No file of the same runs at several requester counts was given (parameter "
+                                 "concurrency), so k is not compared across concurrency")
+        r.text("concurrency_reading", None)
+
     # -- Native HA beside one instance (book data only) -----------------------------------------------
     nha = views.open(p["nativeha"], CHAPTER, "nativeha") if p.get("nativeha") and src.book_data else None
     r.about("about_nativeha", text.about_nativeha(), title=False)

@@ -72,7 +72,7 @@ def validation_reading(loo: pd.DataFrame) -> str:
     at_first = int(worst_at["first"].sum())
     if len(worst_at) > 1 and at_first > len(worst_at) / 2:
         rest = len(worst_at) - at_first
-        which = "every series" if rest == 0 else f"every series but {prose.count(rest, 'x').rsplit(' ', 1)[0]}" \
+        which = "every series" if rest == 0 else f"every series but {_word(rest)}" \
             if rest <= 10 else f"more than half of the series"
         text += (f" In {which} "
                  "the worst-predicted point is the one at the smallest delay: there the straight line overshoots or "
@@ -81,6 +81,31 @@ def validation_reading(loo: pd.DataFrame) -> str:
     skipped = len(loo) - len(done)
     if skipped:
         text += f" {prose.count(skipped, 'point').capitalize()} could not be held out (too few delays left)."
+    return text
+
+
+def _word(n: int) -> str:
+    """A small count as a word ("nine"), as :func:`prose.count` writes it."""
+    return prose.count(n, "x").rsplit(" ", 1)[0]
+
+
+def concurrency_reading(fits: FitSet, per_client: bool, chart: bool) -> str:
+    """The range of k over the series whose interval identifies it; the rest counted."""
+    if not fits.results:
+        return ""
+    if not per_client:
+        return ("The concurrency file gives no clients, so its slopes are k/N and cannot be compared as round trips "
+                "per request.")
+    known = {s: r for s, r in fits.results.items() if evidence.identified(*k_interval(r))}
+    if not known:
+        return "At no requester count does k's interval identify it, so the data cannot tell how k moves with load."
+    ks = [r.slope for r in known.values()]
+    text = (f"Where its interval identifies it ({_word(len(known))} of the {_word(len(fits.results))} series), k lies between {prose.num(min(ks))} and "
+            f"{prose.num(max(ks))} round trips per request." if len(fits.results) <= 10 else
+            f"Where its interval identifies it, k lies between {prose.num(min(ks))} and {prose.num(max(ks))} round "
+            "trips per request.")
+    if chart:
+        text += " These are fits to chart readings, with the reading's uncertainty in every point."
     return text
 
 
@@ -123,7 +148,8 @@ def about_rdqm() -> str:
             "with `tc` netem on the data replication links, on each node's sending side (its example names one interface as two links: {ref}`erratum E203 <errata-e203>`). Its Tables 3 to 5 print "
             "the peak rate at each delay (their no-delay columns repeat Table 2, kept once here) and a "
             "\"single thread round-trip latency\" without a unit (ms assumed: {ref}`erratum E200 <errata-e200>`); "
-            "the single-requester series are those latencies as rates, 1000 / latency (derived). The report "
+            "the single-requester series are those latencies as rates, 1000 / latency (derived). A request there (the "
+            "report's \"round trip\") is two persistent puts and two gets. The report "
             "reckons 1 ms of round trip at about 100 km of fibre. Its Figure 3 (the rate at every requester count) "
             "is the book dataset `rdqm_chart`, chart readings that this chapter reads only when asked "
             "(`--data rdqm_chart`), never mixed with the printed tables ({ref}`erratum E202 <errata-e202>`).")

@@ -92,4 +92,4 @@ def runs(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-VIEWS = {"data": runs, "more_data": runs}
+VIEWS = {"data": runs, "more_data": runs, "concurrency": runs}
