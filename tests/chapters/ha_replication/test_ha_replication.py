@@ -19,8 +19,8 @@ import props  # noqa: E402
 
 CHAPTER = "ha_replication"
 EXAMPLE = ROOT / "data" / "examples" / "ha_replication.csv"
-BOOK = dict(data="rdqm_net_delay", more_data="xlinux93_ha_peak", nativeha="ocp_nha_cpu_scaling", your_rtt_ms=3.0,
-            target_rate=10000.0, cards_dir=None)
+BOOK = dict(data="rdqm_net_delay", more_data="xlinux93_ha_peak", nativeha="ocp_nha_cpu_scaling",
+            concurrency="rdqm_chart", your_rtt_ms=3.0, target_rate=10000.0, cards_dir=None)
 
 
 @pytest.fixture(scope="module")
@@ -89,10 +89,20 @@ def test_the_about_passages_state_only_what_the_datasets_hold(book):
     # the report's arithmetic: 100,000 m apart, 500 µs per leg in fibre, so a round trip of 1 ms
     assert values.loc["example_distance", "value"] == 100000 and values.loc["example_distance", "unit"] == "m"
     assert 2 * values.loc["one_way_latency_100km_fibre_us", "value"] == 1000
+    assert "two persistent puts and two gets" in text
+    assert "a round trip is 2 message puts and 2 message gets" in loader.load("rdqm_peak_rates")["note"].iloc[0]
     assert sorted(loader.load("xlinux93_ha_peak")["added_latency_ms"].unique()) == [0, 1, 2]
     assert sorted(loader.load("rdqm_net_delay")["report_table"].unique()) == ["Table 3", "Table 4", "Table 5"]
     for erratum in re.findall(r"errata-(e\d{3})", text):
         assert erratum.upper() in set(pd.read_csv(ROOT / "data" / "errata.csv")["erratum_id"])
+
+
+def test_the_concurrency_section_fits_the_chart_readings_apart_and_says_so(book):
+    table = book.items["concurrency"]
+    assert "chart readings" in table.caption
+    assert len(table.frame) == 10 and table.frame["series"].str.contains("Figure 3").all()
+    assert "chart readings" in book.sentences()["concurrency_reading"]
+    assert not book.items["points"].frame["basis"].eq("chart").any()  # never mixed with the printed tables
 
 
 def test_the_book_run_is_honest_and_its_single_requester_k_is_identified(book):
@@ -122,6 +132,7 @@ def test_the_example_recovers_its_generators_parameters():
         assert lo <= k <= hi and res.a == pytest.approx(a, rel=0.2)
     assert "synthetic" in r.sentences()["read"]
     assert isinstance(r.items["nativeha"], Missing)  # the OCP comparison is the book's
+    assert isinstance(r.items["concurrency"], Missing)
 
 
 def test_a_reader_file_with_round_trip_times_and_no_clients(tmp_path):
