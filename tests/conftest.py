@@ -170,7 +170,15 @@ LONGEST_FIRST = ("tests/publish/test_init.py", "tests/test_fleet.py", "tests/pub
                  "tests/publish/test_engine.py")
 
 
+#: Test files that run whole chapter analyses over many generated datasets: slow by kind.
+SLOW_KINDS = ("_truth.py", "_properties.py")
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
+    for item in items:
+        if str(item.path).endswith(SLOW_KINDS):
+            item.add_marker(pytest.mark.slow)
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     root = Path(str(config.rootpath))
 
