@@ -73,7 +73,8 @@ def difference_test(rows: pd.DataFrame, series: str, a: str, b: str):
     xa, xb = mine.loc[mine["cipherspec"] == a, "cost"], mine.loc[mine["cipherspec"] == b, "cost"]
     if len(xa) < 2 or len(xb) < 2:
         return None
-    if float(xa.std()) == 0 and float(xb.std()) == 0:
+    scale = max(float(xa.abs().mean()), float(xb.abs().mean()), 1e-300)
+    if max(float(xa.std()), float(xb.std())) <= 1e-9 * scale:  # no spread to test against
         return None
     t, pv = stats.ttest_ind(xa, xb, equal_var=False)
     return float(t), float(pv)

@@ -116,7 +116,9 @@ def published_reading(check: pd.DataFrame) -> str:
 
 def single_run_note(pts: pd.DataFrame) -> str:
     if aggregate.COUNT in pts and int(pts[aggregate.COUNT].max()) > 1:
-        return aggregate.note(pts, per="series and CipherSpec", value="rate_rt_s")
+        return ("Repeated runs of a series and CipherSpec are averaged: the table shows each mean with its runs (n) "
+                "and their standard deviations (sd), and the CPU per round trip is the mean of the runs' own. The "
+                "difference between the two cheapest CipherSpecs is tested against the runs' spread.")
     return ("Each CipherSpec has one run per series. A ratio of two single runs carries both runs' run-to-run "
             "variation, which one run cannot show: read a ratio as that day's result, and a small difference "
             "between two CipherSpecs as no difference until repeats test it.")
