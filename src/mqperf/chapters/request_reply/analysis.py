@@ -36,10 +36,11 @@ def analyse(p: dict) -> Results:
     r.answers = "clients for the target rate and clients within the response-time limit, per series"
     example = Path(str(p["data"])).name == EXAMPLE and Path(str(p["data"])).parent.name == "examples"
     r.text("read", text.read(rows, example))
-    if src.book_data and "chart_uncertainty" in opened:
-        r.about("about_data", text.about_book(src.name, rows, opened))
-        r.table("chart_readings", f.readings_table(opened), caption="The chart readings, by figure and curve: client counts, "
-                "rates and the reading's uncertainty (two pixels)")
+    charted = src.book_data and "chart_uncertainty" in opened
+    r.about("about_data", text.about_book(src.name, rows, opened)) if charted else r.text("about_data", "")
+    r.table("chart_readings", f.readings_table(opened) if charted else None, caption="The chart readings, by figure "
+            "and curve: client counts, rates and the reading's uncertainty (two pixels)",
+            missing="These are not chart readings: the points table below holds the file's values as given.")
 
     # -- Little's law, before any fit ---------------------------------------------------------
     checked = f.little(rows, tolerance)

@@ -306,10 +306,6 @@ def implied_demands_reading(implied: pd.DataFrame, tolerance: float) -> str:
 ERRATA = ("E100", "E101", "E102", "E103", "E108", "E109", "E110", "E111", "E114")
 
 
-def _ref(e: str) -> str:
-    return f"{{ref}}`erratum {e} <errata-{e.lower()}>`"
-
-
 def about_book(dataset: str, pts: pd.DataFrame, uncertainty: pd.DataFrame) -> str:
     """What the book's request/reply data are: chart readings of the V9.3 xLinux report, with the response time
     derived, and the errata of the datasets read (shown on the book's data only)."""
@@ -329,11 +325,11 @@ def about_book(dataset: str, pts: pd.DataFrame, uncertainty: pd.DataFrame) -> st
         "figures from other systems (a z16's MQ verbs, a VM's log disk), not the report's server: set beside "
         "these curves it shows how far two systems differ, not a model of this one.\n\n"
         "The report's slips in the datasets read here: its lists of tables and figures disagree with the "
-        f"captions ({_ref('E100')}, {_ref('E101')}, {_ref('E102')}, {_ref('E103')}; the book uses the captions); "
-        f"Table 5's non-persistent RR-BB peak is at a client count Figure 7 does not plot ({_ref('E110')}); "
-        f"Table 5 prints sizes as 2K rather than 2KB ({_ref('E111')}); the RR-DQ-BB section refers to itself "
-        f"({_ref('E114')}); and the TLS figures of the same chart dataset, which this chapter leaves to the "
-        f"TLS CipherSpecs chapter, carry {_ref('E108')} and {_ref('E109')}.")
+        f"captions ({{ref}}`erratum E100 <errata-e100>`, {{ref}}`erratum E101 <errata-e101>`, {{ref}}`erratum E102 <errata-e102>`, {{ref}}`erratum E103 <errata-e103>`; the book uses the captions); "
+        f"Table 5's non-persistent RR-BB peak is at a client count Figure 7 does not plot ({{ref}}`erratum E110 <errata-e110>`); "
+        f"Table 5 prints sizes as 2K rather than 2KB ({{ref}}`erratum E111 <errata-e111>`); the RR-DQ-BB section refers to itself "
+        f"({{ref}}`erratum E114 <errata-e114>`); and the TLS figures of the same chart dataset, which this chapter leaves to the "
+        f"TLS CipherSpecs chapter, carry {{ref}}`erratum E108 <errata-e108>` and {{ref}}`erratum E109 <errata-e109>`.")
 
 
 def peaks_reading(table: pd.DataFrame, against: pd.DataFrame) -> str:

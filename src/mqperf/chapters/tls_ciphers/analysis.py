@@ -21,8 +21,10 @@ def analyse(p: dict) -> Results:
     rows = f.prepare(opened)
     example = Path(str(p["data"])).name == EXAMPLE and Path(str(p["data"])).parent.name == "examples"
     r.text("read", text.read(rows, example))
-    if src.book_data:
-        r.about("about_data", text.about_book(list(dict.fromkeys(opened.get("dataset", [src.name])))))
+    if "dataset" in opened:  # the book's tables (a reader's file has no such column)
+        r.about("about_data", text.about_book(list(dict.fromkeys(opened["dataset"]))))
+    else:
+        r.text("about_data", "")
     r.checked("Baseline", "each series' CipherSpecs are set against its own run without TLS (`No TLS`); "
                           "series without one are shown, not compared")
 
