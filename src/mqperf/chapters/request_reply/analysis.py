@@ -107,7 +107,7 @@ def analyse(p: dict) -> Results:
     r.table("mva_summary", summary, caption=f"MVA from {d.attribution()}, by series: bottleneck, ceiling and where "
             "the bounds meet", missing=nothing)
     r.table("mva", compare, caption="MVA from the figures beside the measurements", missing=nothing)
-    r.text("mva_text", text.mva_reading(summary, compare, d, example) if solved else "")
+    r.text("mva_text", text.mva_reading(summary, compare, d, example, src.book_data) if solved else "")
     # Three digits: utilisations in percent (their column names say "%" without parentheses).
     r.table("utilisation", f.utilisation_table(solved, pts) if solved else None, digits=3,
             caption="Where a request spends its time, by the MVA from the figures", missing=nothing)

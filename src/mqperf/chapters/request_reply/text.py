@@ -249,7 +249,7 @@ def figures_said(p: dict, figures: dict, d: Demands) -> list[str]:
     return said
 
 
-def mva_reading(summary: pd.DataFrame, compare: pd.DataFrame, d: Demands, example: bool) -> str:
+def mva_reading(summary: pd.DataFrame, compare: pd.DataFrame, d: Demands, example: bool, book: bool = False) -> str:
     """What the figures imply, each sentence saying whose figures they are."""
     whose = d.attribution()
     out = []
@@ -267,6 +267,10 @@ def mva_reading(summary: pd.DataFrame, compare: pd.DataFrame, d: Demands, exampl
     if example:
         meaning = ("The example was generated from these same figures, so this agreement checks the generator and "
                    "the chapter's arithmetic, not MQ.")
+    elif book and not d.all_yours:
+        meaning = ("The MVA uses no measurement, and the book's figures among these come from other systems than the "
+                   "server these measurements ran on: agreement would be a coincidence of two systems, disagreement is "
+                   "expected. Give the server's own figures (`-p cpu_us_per_msg`, ...) to test them against the curves.")
     elif d.all_yours:
         meaning = ("The MVA uses no measurement: agreement says your figures describe the system, disagreement that "
                    "a figure is wrong or a resource is missing.")

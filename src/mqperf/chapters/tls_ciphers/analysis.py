@@ -8,7 +8,8 @@ from mqperf.chapters.tls_ciphers import CHAPTER, EXAMPLE, NAMED
 from mqperf.chapters.tls_ciphers import fits as f
 from mqperf.chapters.tls_ciphers import text
 from mqperf.data import views
-from mqperf.present import prose
+from mqperf.present import charts, prose
+from mqperf.present.charts import storage  # noqa: F401 (charts.storage)
 from mqperf.present.results import Results
 
 
@@ -35,6 +36,13 @@ def analyse(p: dict) -> Results:
     r.table("costs", table.drop(columns="baseline").dropna(axis=1, how="all"), caption=f"Peak rate and CPU by CipherSpec, and the cost of TLS: "
             f"rate ratio = No TLS rate / this rate; CPU per round trip = CPU % / rate (shown per {f.PER:,} round "
             "trips/s), this over No TLS")
+    r.text("bound_text", prose.bullets(text.bound_reading(table)[:NAMED]))
+    ratios = f.compared(table)
+    r.chart("ratio_chart", charts.storage.dots(
+        ratios[["series", "CipherSpec", text.RATIO_C]].rename(columns={text.RATIO_C: "ratio"}), x="ratio",
+        y="CipherSpec", colour="series", x_title="CPU per round trip, CipherSpec / No TLS",
+        title="The CPU cost of each CipherSpec against no TLS") if len(ratios) else None,
+        missing="No series has both a run without TLS and a run with a CipherSpec.")
     r.text("single_run", text.single_run_note(pts))
     r.text("costs_text", prose.bullets(text.costs_reading(table, rows)[:NAMED]) if len(f.compared(table)) else
            "No series has both a run without TLS and a run with a CipherSpec, so there is no ratio to state.")

@@ -122,3 +122,27 @@ def single_run_note(pts: pd.DataFrame) -> str:
     return ("Each CipherSpec has one run per series. A ratio of two single runs carries both runs' run-to-run "
             "variation, which one run cannot show: read a ratio as that day's result, and a small difference "
             "between two CipherSpecs as no difference until repeats test it.")
+
+
+#: A peak whose CPU is at least this busy is CPU-bound: its rate is what the CPU allows.
+BUSY = 95.0
+
+
+def bound_reading(table: pd.DataFrame) -> list[str]:
+    """Per series: whether every peak ran the CPU to :data:`BUSY` % (then the rate ratio is the CPU ratio),
+    or which did not (there the rate ratio mixes CPU with other limits)."""
+    out = []
+    for s, g in table.groupby("series", sort=False):
+        if g["rate ratio No TLS / this"].isna().all() or len(g) < 2:
+            continue
+        low = g.loc[g["CPU %"].idxmin()]
+        if float(low["CPU %"]) >= BUSY:
+            out.append(f"{prose.quoted(s)}: every peak ran the server's CPU at {prose.num(BUSY)} % or more (the least, "
+                       f"{prose.num(low['CPU %'])} %), so each rate is what the CPU allowed and the rate ratio "
+                       "prices the CPU: the two ratios tell the same story.")
+        else:
+            out.append(f"{prose.quoted(s)}: not every peak ran the CPU to {prose.num(BUSY)} % (the least, "
+                       f"{prose.quoted(low['CipherSpec'])} at {prose.num(low['CPU %'])} %): where it did not, "
+                       "something else (the log, the network, the clients) held the rate, and the CPU per round trip, "
+                       "not the rate ratio, is the price of the encryption.")
+    return out
