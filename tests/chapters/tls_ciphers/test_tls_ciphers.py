@@ -46,7 +46,7 @@ def test_the_ratios_of_the_model_are_recovered(tmp_path):
         assert costs.loc[name, "rate ratio No TLS / this"] == pytest.approx(ratio, rel=1e-9)
         assert costs.loc[name, "CPU per round trip, this / No TLS"] == pytest.approx(k, rel=1e-9)
     text = str(r["costs_text"])
-    assert "the least CPU per round trip is “GCM”'s, the most “TLS13”'s" in text
+    assert "the least CPU per round trip was “GCM”'s, the most “TLS13”'s" in text
     assert "One run per CipherSpec" in text and "cannot tell" in text
 
 

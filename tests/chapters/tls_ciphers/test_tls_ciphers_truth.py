@@ -42,7 +42,7 @@ def test_every_sentence_is_true_of_the_generating_system(case, tmp_path):
     text = str(r["costs_text"])
     cheapest = min(specs, key=lambda n: specs[n][1])
     dearest = max(specs, key=lambda n: specs[n][1])
-    assert f"the least CPU per round trip is “{prose.escape(cheapest) if hasattr(prose, 'escape') else cheapest}”" in text \
+    assert f"the least CPU per round trip was “{prose.escape(cheapest) if hasattr(prose, 'escape') else cheapest}”" in text \
         or f"“{cheapest}”'s, the most" in text
     assert f"the most “{dearest}”'s" in text
     rs = [v[0] for v in specs.values()]
@@ -61,7 +61,7 @@ def _violations(text: str, specs: dict) -> list[str]:
     if re.search(r"\bdiffer in CPU per round trip\b", text) and "t-test" not in text:
         bad.append("a difference claimed without a test")
     cheapest = min(specs, key=lambda n: specs[n][1])
-    m = re.search(r"least CPU per round trip is “([^”]+)”", text)
+    m = re.search(r"least CPU per round trip was “([^”]+)”", text)
     if m and m.group(1) != cheapest:
         bad.append("the wrong cheapest")
     return bad
@@ -69,6 +69,6 @@ def _violations(text: str, specs: dict) -> list[str]:
 
 def test_the_rules_catch_the_false_sentences_they_are_for():
     specs = CASES["two CipherSpecs"]
-    assert _violations("* “s”: the least CPU per round trip is “B”'s.", specs) == ["the wrong cheapest"]
+    assert _violations("* “s”: the least CPU per round trip was “B”'s.", specs) == ["the wrong cheapest"]
     assert _violations("* “s”: A and B differ in CPU per round trip.", specs) == ["a difference claimed without a test"]
-    assert _violations("* “s”: the least CPU per round trip is “A”'s.", specs) == []
+    assert _violations("* “s”: the least CPU per round trip was “A”'s.", specs) == []

@@ -56,8 +56,8 @@ def costs_reading(table: pd.DataFrame, rows: pd.DataFrame) -> list[str]:
         lo, hi = g.loc[g[RATIO_C].idxmin()], g.loc[g[RATIO_C].idxmax()]
         text = (f"{name}: against no TLS, the CipherSpecs run at {prose.num(g[RATIO_X].min())} to "
                 f"{prose.num(g[RATIO_X].max())} times lower peak rates (No TLS / CipherSpec) and take "
-                f"{prose.num(g[RATIO_C].min())} to {prose.num(g[RATIO_C].max())} times the CPU per round trip; the "
-                f"least CPU per round trip is {prose.quoted(lo['CipherSpec'])}'s, the most "
+                f"{prose.num(g[RATIO_C].min())} to {prose.num(g[RATIO_C].max())} times the CPU per round trip; in "
+                f"these runs the least CPU per round trip was {prose.quoted(lo['CipherSpec'])}'s, the most "
                 f"{prose.quoted(hi['CipherSpec'])}'s.")
         if len(g) < 2:
             out.append(text)
@@ -108,8 +108,8 @@ def published_reading(check: pd.DataFrame) -> str:
     bad = check[~check["agrees to the printed digits"]]
     if bad.empty:
         return (f"All {prose.count(len(check), 'printed ratio')} of section 6.3 agree with the rates printed beside "
-                "them to the two decimals printed. Those rates are at a stated client count, not always the "
-                "tables' peaks, so the ratios differ a little from the ones above.")
+                "them to the two decimals printed. Those rates are the section's own, not always the tables' "
+                "peaks, so its ratios differ a little from the ones above.")
     return (f"{prose.count(len(bad), 'printed ratio')} of section 6.3 {'does' if len(bad) == 1 else 'do'} not "
             "agree with the rates printed beside them (the table lists them).")
 
