@@ -404,8 +404,14 @@ def peaks_table(peaks: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"table": peaks["table_no"].astype(int), "workload": peaks["workload"], "API": peaks["api"],
                          "persistence": peaks["persistence"], "log device": peaks["log_device"],
                          "message size": peaks["message_size"], "clients at the peak": peaks["clients"].astype(int),
-                         "peak rate (requests/s)": rate, "CPU %": cpu, "response N / X (ms)": 1e3 * n / rate,
+                         "peak rate (requests/s)": _as_printed(rate), "CPU %": cpu, "response N / X (ms)": 1e3 * n / rate,
                          "CPU % per 100,000 requests/s": 1e5 * cpu / rate, "basis": peaks["basis"]})
+
+
+def _as_printed(values: pd.Series) -> pd.Series:
+    """Whole printed numbers as integers, so a table shows every printed digit (1,034,401, not 1,034,000)."""
+    v = values.astype(float)
+    return v.round().astype("int64") if bool((v == v.round()).all()) else v
 
 
 def peak_key(workload, api, persistence, log_device, size_bytes) -> tuple:
@@ -424,7 +430,8 @@ def peaks_against_fits(peaks: pd.DataFrame, chart_keys: dict, fits: FitSet) -> p
             res = fits.results[s]
             predicted = float(res.predict([float(p.clients)])[0])
             rows.append({"series": s, "table": int(p.table_no), "printed clients": int(p.clients),
-                         "printed rate (requests/s)": float(p.rate_rt_s), "USL at those clients (requests/s)": predicted,
+                         "printed rate (requests/s)": _as_printed(pd.Series([p.rate_rt_s])).iloc[0],
+                         "USL at those clients (requests/s)": predicted,
                          "error %": 100 * (predicted - float(p.rate_rt_s)) / float(p.rate_rt_s),
                          "USL peak (requests/s)": _finite(res.peak_x()), "USL peak at (clients)": _finite(res.peak_n())})
     return pd.DataFrame(rows)

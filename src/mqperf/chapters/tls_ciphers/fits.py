@@ -58,7 +58,11 @@ def costs(pts: pd.DataFrame) -> pd.DataFrame:
                         f"CPU % per {PER:,} round trips/s": p.cost,
                         "rate ratio No TLS / this": x0 / p.rate_rt_s, "CPU per round trip, this / No TLS": p.cost / c0,
                         "baseline": bool(p.baseline)})
-    return pd.DataFrame(out)
+    table = pd.DataFrame(out)
+    rates = table["rate (round trips/s)"]
+    if bool((rates == rates.round()).all()):  # whole printed numbers: show every printed digit
+        table["rate (round trips/s)"] = rates.round().astype("int64")
+    return table
 
 
 def compared(table: pd.DataFrame) -> pd.DataFrame:
