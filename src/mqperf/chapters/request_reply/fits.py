@@ -411,7 +411,7 @@ def peaks_table(peaks: pd.DataFrame) -> pd.DataFrame:
 def _as_printed(values: pd.Series) -> pd.Series:
     """Whole printed numbers as integers, so a table shows every printed digit (1,034,401, not 1,034,000)."""
     v = values.astype(float)
-    return v.round().astype("int64") if bool((v == v.round()).all()) else v
+    return v.round().astype("int64") if bool((v == v.round()).all() and (v.abs() < 1e15).all()) else v
 
 
 def peak_key(workload, api, persistence, log_device, size_bytes) -> tuple:

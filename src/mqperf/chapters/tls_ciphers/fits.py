@@ -60,7 +60,7 @@ def costs(pts: pd.DataFrame) -> pd.DataFrame:
                         "baseline": bool(p.baseline)})
     table = pd.DataFrame(out)
     rates = table["rate (round trips/s)"]
-    if bool((rates == rates.round()).all()):  # whole printed numbers: show every printed digit
+    if bool((rates == rates.round()).all() and (rates.abs() < 1e15).all()):  # whole numbers: every digit shown
         table["rate (round trips/s)"] = rates.round().astype("int64")
     return table
 
