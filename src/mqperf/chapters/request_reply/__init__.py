@@ -14,8 +14,10 @@ network round trip), and every sentence about what they imply says whose figures
 from mqperf.declarations import DataFile, Integer, Internal, Number
 
 CHAPTER = "request_reply"
-#: The example the book runs on: synthetic, made by tools/make_request_reply_example.py.
+#: The reader's example (synthetic, made by tools/make_request_reply_example.py); the book runs on the V9.3
+#: xLinux report's request/reply charts (``xlinux93_rate_chart`` through :mod:`mqperf.data.views.request_reply`).
 EXAMPLE = "request_reply.csv"
+BOOK = "xlinux93_rate_chart"
 #: Sentences name at most this many series one by one; the tables give the rest.
 NAMED = 8
 #: The columns of the contract: clients, rate, response time and think time.
@@ -28,6 +30,9 @@ CPU, LOG, FORCE, NET = "queue manager CPU", "log disk", "log force", "network"
 DELAYS = (FORCE, NET)
 #: Forced log writes a persistent message waits for: its put's commit and its get's.
 FORCES_PER_MSG = 2
+
+#: A reader's run plans at the example's scale; the book's defaults are for the V9.3 server's rates.
+READER_DEFAULTS = {"target_rate_msg_s": 3000.0, "max_response_ms": 10.0, "max_clients": 100}
 
 PARAMETERS = {
     "data": DataFile(help="closed-loop measurements: a CSV with clients, rate_msg_s, response_time_ms "

@@ -36,6 +36,11 @@ def analyse(p: dict) -> Results:
     r.answers = "clients for the target rate and clients within the response-time limit, per series"
     example = Path(str(p["data"])).name == EXAMPLE and Path(str(p["data"])).parent.name == "examples"
     r.text("read", text.read(rows, example))
+    charted = src.book_data and "chart_uncertainty" in opened
+    r.about("about_data", text.about_book(src.name, rows, opened)) if charted else r.text("about_data", "")
+    r.table("chart_readings", f.readings_table(opened) if charted else None, caption="The chart readings, by figure "
+            "and curve: client counts, rates and the reading's uncertainty (two pixels)",
+            missing="These are not chart readings: the points table below holds the file's values as given.")
 
     # -- Little's law, before any fit ---------------------------------------------------------
     checked = f.little(rows, tolerance)
@@ -52,6 +57,15 @@ def analyse(p: dict) -> Results:
 
     # -- the USL fit and the response time it implies --------------------------------------------
     fits = f.fit_all(pts, data_name=src.name, data_hash=src.sha256)
+    peaks = opened.attrs.get("peaks") if src.book_data else None
+    against = f.peaks_against_fits(peaks, opened.attrs.get("chart_keys", {}), fits) if peaks is not None else None
+    r.table("peaks", f.peaks_table(peaks) if peaks is not None else None, caption="The report's printed peaks: "
+            "rate, CPU and clients at each message size (one run each), with the response time N / X and the CPU "
+            "per 100,000 requests/s", missing="Only the book's V9.3 data carry printed peak tables; a reader's "
+            "file gives its curves alone.")
+    r.table("peaks_check", against, caption="Printed peaks against the USL fitted to the chart readings (values the "
+            "fit did not use)", missing="No printed peak matches a fitted series.")
+    r.text("peaks_text", text.peaks_reading(f.peaks_table(peaks), against) if peaks is not None else "")
     r.fit_results = dict(fits.results)
     r.table("fits", f.fits_table(fits), caption="Throughput against clients: one fit per series")
     r.text("identification", prose.identification(fits.results) if fits.results else
@@ -93,7 +107,7 @@ def analyse(p: dict) -> Results:
     r.table("mva_summary", summary, caption=f"MVA from {d.attribution()}, by series: bottleneck, ceiling and where "
             "the bounds meet", missing=nothing)
     r.table("mva", compare, caption="MVA from the figures beside the measurements", missing=nothing)
-    r.text("mva_text", text.mva_reading(summary, compare, d, example) if solved else "")
+    r.text("mva_text", text.mva_reading(summary, compare, d, example, src.book_data) if solved else "")
     # Three digits: utilisations in percent (their column names say "%" without parentheses).
     r.table("utilisation", f.utilisation_table(solved, pts) if solved else None, digits=3,
             caption="Where a request spends its time, by the MVA from the figures", missing=nothing)
@@ -132,10 +146,11 @@ def analyse(p: dict) -> Results:
             name = prose.quoted(row["series"], markdown=False)
             if row["target: extrapolated"]:
                 r.extrapolated(f"{name}: clients for {prose.given(target)} requests/s "
-                               f"({row['clients for the target']:,}, measured up to {row['largest measured (clients)']:,})")
+                               f"({row['clients for the target']:,}, measured from {row['fewest measured (clients)']:,} to "
+                               f"{row['largest measured (clients)']:,})")
             if row["limit: extrapolated"]:
                 r.extrapolated(f"{name}: clients within {prose.given(limit)} ms "
-                               f"({row['most clients within the limit']:,}, measured up to "
+                               f"({row['most clients within the limit']}, measured from {row['fewest measured (clients)']:,} to "
                                f"{row['largest measured (clients)']:,})")
     r.text("plan_text", prose.bullets(text.plan_reading(plan, target, limit, top)[: 2 * NAMED])
            if plan is not None else "")

@@ -381,12 +381,67 @@ def plan(accepted: dict[str, Candidate], target: float, limit: float, top: int) 
                 need, why = None, unknown
             if (most and most > measured) or (most is None and why_most.startswith("within")):
                 most, why_most = None, unknown
-        rows.append({"series": s, "model": c.model, "largest measured (clients)": measured,
+        fewest = int(np.min(c.measured_n))
+        rows.append({"series": s, "model": c.model, "fewest measured (clients)": fewest,
+                     "largest measured (clients)": measured,
                      "clients for the target": need if need else why,
-                     "target: extrapolated": bool(need and need > measured),
+                     "target: extrapolated": bool(need and (need > measured or need < fewest)),
                      "model ceiling (requests/s)": c.ceiling if math.isfinite(c.ceiling) else np.nan,
                      "best measured / ceiling %": 100 * c.share,
                      "most clients within the limit": most if most else why_most,
-                     "limit: extrapolated": bool(most and most > measured),
+                     "limit: extrapolated": bool(most and (most > measured or most < fewest))
+                     or (most is None and why_most.startswith("over") and fewest > 1),
                      "rate there (requests/s)": float(c.rate(np.array([most]))[0]) if most else np.nan})
     return pd.DataFrame(rows)
+
+
+# -- printed peaks (the book's V9.3 data only) ------------------------------------------------------
+
+def peaks_table(peaks: pd.DataFrame) -> pd.DataFrame:
+    """Each printed peak with what one point gives: the response time N / X (Little's law, no think time)
+    and the CPU share per 100,000 requests/s, cpu_pct / rate × 100,000 (the server's CPU, whatever its cores)."""
+    rate, cpu, n = peaks["rate_rt_s"].astype(float), peaks["cpu_pct"].astype(float), peaks["clients"].astype(float)
+    return pd.DataFrame({"table": peaks["table_no"].astype(int), "workload": peaks["workload"], "API": peaks["api"],
+                         "persistence": peaks["persistence"], "log device": peaks["log_device"],
+                         "message size": peaks["message_size"], "clients at the peak": peaks["clients"].astype(int),
+                         "peak rate (requests/s)": _as_printed(rate), "CPU %": cpu, "response N / X (ms)": 1e3 * n / rate,
+                         "CPU % per 100,000 requests/s": 1e5 * cpu / rate, "basis": peaks["basis"]})
+
+
+def _as_printed(values: pd.Series) -> pd.Series:
+    """Whole printed numbers as integers, so a table shows every printed digit (1,034,401, not 1,034,000)."""
+    v = values.astype(float)
+    return v.round().astype("int64") if bool((v == v.round()).all() and (v.abs() < 1e15).all()) else v
+
+
+def peak_key(workload, api, persistence, log_device, size_bytes) -> tuple:
+    return (str(workload), str(api), str(persistence).lower(), str(log_device), int(size_bytes))
+
+
+def peaks_against_fits(peaks: pd.DataFrame, chart_keys: dict, fits: FitSet) -> pd.DataFrame:
+    """The printed peaks the chart's series drew, against the USL fitted to the readings at the printed client
+    count: a check on points the fits did not use (printed values, not readings)."""
+    rows = []
+    for p in peaks.itertuples(index=False):
+        key = peak_key(p.workload, p.api, p.persistence, p.log_device, p.size_bytes)
+        for s in chart_keys.get(key, []):
+            if s not in fits.results:
+                continue
+            res = fits.results[s]
+            predicted = float(res.predict([float(p.clients)])[0])
+            rows.append({"series": s, "table": int(p.table_no), "printed clients": int(p.clients),
+                         "printed rate (requests/s)": _as_printed(pd.Series([p.rate_rt_s])).iloc[0],
+                         "USL at those clients (requests/s)": predicted,
+                         "error %": 100 * (predicted - float(p.rate_rt_s)) / float(p.rate_rt_s),
+                         "USL peak (requests/s)": _finite(res.peak_x()), "USL peak at (clients)": _finite(res.peak_n())})
+    return pd.DataFrame(rows)
+
+
+def readings_table(opened: pd.DataFrame) -> pd.DataFrame:
+    """Per series of chart readings: the client counts, the rates' range and the reading's uncertainty."""
+    g = opened.groupby("series", sort=False)
+    return pd.DataFrame({"series": list(g.groups), "figure": g["figure_no"].first().to_numpy(),
+                         "readings": g.size().to_numpy(), "fewest clients": g[N].min().to_numpy(),
+                         "most clients": g[N].max().to_numpy(), "lowest rate (requests/s)": g[X].min().to_numpy(),
+                         "highest rate (requests/s)": g[X].max().to_numpy(),
+                         "chart uncertainty (requests/s)": g["chart_uncertainty"].first().to_numpy()})

@@ -196,7 +196,9 @@ def plan_reading(table: pd.DataFrame, target: float, limit: float, top: int) -> 
             second = (f"keeps the response time within {lim} ms at every measured client count; past them it cannot "
                       "tell" + ("" if isinstance(need, str) and need.startswith("cannot tell") else f", as {blind}"))
         else:
-            second = f"exceeds {lim} ms even with one client"
+            second = f"exceeds {lim} ms even with one client" + (
+                f" (extrapolated: the fewest measured is {prose.count(int(row['fewest measured (clients)']), 'client')})"
+                if row["limit: extrapolated"] else "")
         out.append(f"{name} {first}, and {second}.")
     return out
 
@@ -247,7 +249,7 @@ def figures_said(p: dict, figures: dict, d: Demands) -> list[str]:
     return said
 
 
-def mva_reading(summary: pd.DataFrame, compare: pd.DataFrame, d: Demands, example: bool) -> str:
+def mva_reading(summary: pd.DataFrame, compare: pd.DataFrame, d: Demands, example: bool, book: bool = False) -> str:
     """What the figures imply, each sentence saying whose figures they are."""
     whose = d.attribution()
     out = []
@@ -265,6 +267,10 @@ def mva_reading(summary: pd.DataFrame, compare: pd.DataFrame, d: Demands, exampl
     if example:
         meaning = ("The example was generated from these same figures, so this agreement checks the generator and "
                    "the chapter's arithmetic, not MQ.")
+    elif book and not d.all_yours:
+        meaning = ("The MVA uses no measurement, and the book's figures among these come from other systems than the "
+                   "server these measurements ran on: agreement would be a coincidence of two systems, disagreement is "
+                   "expected. Give the server's own figures (`-p cpu_us_per_msg`, ...) to test them against the curves.")
     elif d.all_yours:
         meaning = ("The MVA uses no measurement: agreement says your figures describe the system, disagreement that "
                    "a figure is wrong or a resource is missing.")
@@ -297,3 +303,50 @@ def implied_demands_reading(implied: pd.DataFrame, tolerance: float) -> str:
                      else "is within it, allowing the tolerance"))
         out.append(f"{name}: {first}; {second}.")
     return prose.bullets(out)
+
+
+# -- the book's V9.3 data -------------------------------------------------------------------------
+
+ERRATA = ("E100", "E101", "E102", "E103", "E108", "E109", "E110", "E111", "E114")
+
+
+def about_book(dataset: str, pts: pd.DataFrame, uncertainty: pd.DataFrame) -> str:
+    """What the book's request/reply data are: chart readings of the V9.3 xLinux report, with the response time
+    derived, and the errata of the datasets read (shown on the book's data only)."""
+    lo, hi = float(uncertainty["chart_uncertainty"].min()), float(uncertainty["chart_uncertainty"].max())
+    return (
+        f"The rates are **read off the charts** of IBM's *MQ V9.3 for Linux (x86-64) Performance Report* "
+        f"(`{dataset}`, basis chart): PerfHarness requesters on separate hosts against one queue "
+        "manager, round trips per second against the number of requester applications, one curve per workload "
+        "(RR-CB, RR-DQ-BB, JMS RR-CC, RR-BB non-persistent and persistent on SSD, SAN and NFS, and RR-BB on SAN "
+        "with circular and linear logging). Each marker was located on the embedded chart image; the readings' "
+        f"uncertainty, two pixels in round trips per second, is between {prose.num(lo)} and {prose.num(hi)} "
+        "requests/s by figure (the \"chart uncertainty\" column of the readings table below). The report prints no "
+        "response time, so the chapter derives it as N / X (Little's law with no think time: each requester sends "
+        "its next request when the reply arrives); the Little's-law check below therefore holds by construction "
+        "and tests nothing here. Every point is one run: no replicates, so the fits' intervals rest on the "
+        "scatter of the readings about the curve. The MVA from the figures prices a message with the book's "
+        "figures from other systems (a z16's MQ verbs, a VM's log disk), not the report's server: set beside "
+        "these curves it shows how far two systems differ, not a model of this one.\n\n"
+        "The report's slips in the datasets read here: its lists of tables and figures disagree with the "
+        f"captions ({{ref}}`erratum E100 <errata-e100>`, {{ref}}`erratum E101 <errata-e101>`, {{ref}}`erratum E102 <errata-e102>`, {{ref}}`erratum E103 <errata-e103>`; the book uses the captions); "
+        f"Table 5's non-persistent RR-BB peak is at a client count Figure 7 does not plot ({{ref}}`erratum E110 <errata-e110>`); "
+        f"Table 5 prints sizes as 2K rather than 2KB ({{ref}}`erratum E111 <errata-e111>`); the RR-DQ-BB section refers to itself "
+        f"({{ref}}`erratum E114 <errata-e114>`); and the TLS figures of the same chart dataset, which this chapter leaves to the "
+        f"TLS CipherSpecs chapter, carry {{ref}}`erratum E108 <errata-e108>` and {{ref}}`erratum E109 <errata-e109>`.")
+
+
+def peaks_reading(table: pd.DataFrame, against: pd.DataFrame) -> str:
+    """What a single printed peak per test can and cannot tell, and how the printed peaks meet the fits."""
+    text = ("Each row is one printed peak: the best rate of one run per client count, with the CPU and the clients "
+            "there. One point tells the rate the server reached, the CPU it took (CPU % per 100,000 requests/s), and, "
+            "by Little's law, the mean response time at that load. It cannot tell the shape of the curve (where the "
+            "rate levelled off, whether fewer clients would have done as well, whether more would have lost), and, "
+            "with no repeat runs, nothing about the run-to-run spread: a difference between two peaks is not a "
+            "tested difference.")
+    if against is None or against.empty:
+        return text
+    worst = against.loc[against["error %"].abs().idxmax()]
+    return text + (f" Where a chart draws the same test, the USL fitted to the readings meets the printed peak, a "
+                   f"value the fit did not use, within {prose.pct(abs(float(worst['error %'])))} "
+                   f"({prose.quoted(worst['series'])} at {prose.count(int(worst['printed clients']), 'client')}).")

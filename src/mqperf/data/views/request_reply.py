@@ -1,4 +1,13 @@
-"""The book's figures a request/reply system's service demands start from, one row per figure.
+"""The book's request/reply measurements in the chapter's shape, and the figures its demands start from.
+
+``data``: the V9.3 xLinux report's rate charts (``xlinux93_rate_chart``; any ``*_rate_chart`` of the same
+columns) become contract rows, one series per figure and curve, leaving out the TLS figures (the
+``tls_ciphers`` chapter reads those). The report prints no response time: ``response_time_ms`` is
+derived from Little's law with no think time, R = N / X (PerfHarness requesters send the next request as
+soon as the reply arrives), so the chapter's Little's-law check holds by construction on this data. The
+printed peak tables of the same workloads (:data:`PEAKS`) travel with the frame as ``attrs["peaks"]``
+(rate, CPU % and clients at each message size), for the chapter to show beside the curves.
+
 
 The request/reply chapter prices a message with three of the book's published figures when the
 reader gives none of their own: the CPU of the MQ verbs (class(3) accounting in the Kafka
@@ -17,6 +26,65 @@ from mqperf.data import loader
 from mqperf.errors import DataError
 
 COLUMNS = ["figure", "low", "high", "unit", "quote"]
+
+#: The V9.3 report's printed peak tables of the request/reply workloads (Table 4 is an image, read digit by
+#: digit: basis chart, uncertainty 0).
+PEAKS = ("xlinux93_rr_bb_peak", "xlinux93_rr_cb_peak", "xlinux93_rr_dq_bb_peak", "xlinux93_rr_cc_jms_peak_chart")
+READS = PEAKS
+#: Chart curves that are TLS comparisons (a CipherSpec or "No TLS" in ``variant``): the tls_ciphers chapter's.
+_TLS_MARKS = ("TLS", "_SHA")
+
+
+def _is_tls(variant) -> bool:
+    return any(m in str(variant) for m in _TLS_MARKS)
+
+
+def _series_label(row) -> str:
+    """"Figure 8: RR-BB 2KB persistent, SAN" -- the figure keeps two drawings of one test apart."""
+    what = f"{row.workload}{' JMS' if str(row.api) == 'JMS' else ''} {row.message_size} {str(row.persistence).lower()}"
+    if str(row.persistence).lower() == "persistent":
+        what += f", {row.log_device}"
+        if "logging" in str(row.variant):
+            what += f" {str(row.variant).split()[-2]}"  # SAN circular / linear logging
+    return f"Figure {int(row.figure_no)}: {what}"
+
+
+def rate_chart(name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """Chart readings of rate against requesters as contract rows; response time by Little's law, N / X."""
+    rows = frame[~frame["variant"].map(_is_tls)].dropna(subset=["clients", "rate_rt_s"])
+    if rows.empty:
+        raise DataError(loader.resource_path(name), "no request/reply chart readings outside the TLS figures")
+    rate = rows["rate_rt_s"].astype(float).to_numpy()
+    clients = rows["clients"].astype(int).to_numpy()
+    labels = [_series_label(r) for r in rows.itertuples(index=False)]
+    keys = {}
+    for r, label in zip(rows.itertuples(index=False), labels):
+        if "logging" not in str(r.variant):  # Figure 12's circular/linear SAN runs: no table prints them
+            key = (str(r.workload), str(r.api), str(r.persistence).lower(), str(r.log_device), int(r.size_bytes))
+            keys.setdefault(key, [])
+            if label not in keys[key]:
+                keys[key].append(label)
+    out = pd.DataFrame({"series": labels, "clients": clients,
+                        "rate_msg_s": rate, "response_time_ms": 1e3 * clients / rate, "think_time_ms": 0.0,
+                        "figure_no": rows["figure_no"].astype(int).to_numpy(),
+                        "chart_uncertainty": rows["chart_uncertainty"].astype(float).to_numpy()})
+    out.attrs["setup"] = {"response time": "not printed; derived as clients / rate (Little's law, no think time)",
+                          "rates": f"read off the report's charts ({name}, basis chart), not printed values"}
+    out.attrs["peaks"] = peaks()
+    out.attrs["chart_keys"] = keys  # (workload, api, persistence, log_device, size_bytes) -> series drawn
+    out.attrs["dataset"] = name
+    return out
+
+
+def peaks() -> pd.DataFrame:
+    """The printed peaks of :data:`PEAKS`, one row per table row: rate, CPU % and clients with their basis."""
+    keep = ["table_no", "test", "workload", "api", "persistence", "message_size", "size_bytes", "log_device",
+            "rate_rt_s", "cpu_pct", "clients", "basis"]
+    frames = [loader.load(n)[keep].assign(dataset=n) for n in PEAKS]
+    out = pd.concat(frames, ignore_index=True)
+    # Table 6 repeats Table 7's SSD rows (log_device "local"): keep one copy, the device-named one.
+    out = out[~((out["table_no"] == 6) & (out["dataset"] == "xlinux93_rr_bb_peak"))]
+    return out.sort_values(["workload", "api", "persistence", "log_device", "size_bytes"], kind="stable").reset_index(drop=True)
 
 
 def _figures(name: str, rows: list[dict], what: str) -> pd.DataFrame:
@@ -81,4 +149,4 @@ def network(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     return _figures(name, rows[:1], "a network round trip (nettime)")
 
 
-VIEWS = {"cpu_costs": cpu_costs, "log_bytes": log_bytes, "log_disk": log_disk, "network": network}
+VIEWS = {"data": rate_chart, "cpu_costs": cpu_costs, "log_bytes": log_bytes, "log_disk": log_disk, "network": network}
