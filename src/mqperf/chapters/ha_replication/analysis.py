@@ -16,7 +16,7 @@ from mqperf.chapters.ha_replication import fits as f
 from mqperf.chapters.ha_replication import text
 from mqperf.data import aggregate, views
 from mqperf.errors import DataError
-from mqperf.present import prose
+from mqperf.present import cards, prose
 from mqperf.present.charts import capacity
 from mqperf.present.results import Results
 
@@ -120,6 +120,6 @@ def analyse(p: dict) -> Results:
             missing="Native HA's comparison with one queue manager is the book's (the OCP report); it is shown on "
                     "the book's data only")
 
-    for name, card, result in fits.cards(CHAPTER, src.name):
+    for name, card, result in cards.of_fits(fits, CHAPTER, src.name):
         r.card(name, card, result)
     return r

@@ -16,7 +16,7 @@ from mqperf.chapters.zos_z16 import CHAPTER, COST, CPUS, EXAMPLE, LSPR_FROM, LSP
 from mqperf.chapters.zos_z16 import fits as f
 from mqperf.chapters.zos_z16 import text
 from mqperf.data import aggregate, views
-from mqperf.present import charts, prose
+from mqperf.present import cards, charts, prose
 from mqperf.present.charts import capacity
 from mqperf.present.results import Results
 
@@ -134,6 +134,6 @@ def analyse(p: dict) -> Results:
             r.extrapolated(f"{prose.quoted(row['workload'], markdown=False)}: the rate change at {prose.given(at)} CPUs lies outside the CPUs both measured")
     r.text("plan_text", prose.bullets(text.plan_reading(plan, a, b, target, at)) if len(plan) else "")
 
-    for name, card, result in fits.cards(CHAPTER, src.name):
+    for name, card, result in cards.of_fits(fits, CHAPTER, src.name):
         r.card(name, card, result)
     return r
