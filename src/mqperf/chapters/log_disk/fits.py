@@ -53,12 +53,24 @@ def fit_disks(points: pd.DataFrame) -> FitSet:
     return FitSet.fit(points, "series", _fitter)
 
 
-def single_blocks(points: pd.DataFrame) -> dict[str, tuple[float, float]]:
-    """Series measured at one block size: {series: (block size, mean time per write in s)}."""
+def single_blocks(points: pd.DataFrame, fits: FitSet | None = None, size: float | None = None
+                  ) -> dict[str, tuple[float, float]]:
+    """Series without a fit: {series: (block size, mean time per write in s)}.
+
+    A series measured at one block size gives that one; a series the model could not fit (its
+    time per write does not grow with block size) gives the block size nearest ``size`` (on a log
+    scale), whose time bounds any write on a disk of the model (:func:`log_disk.one_block_bounds`).
+    """
+    fitted = set(fits.results) if fits is not None else set()
     out = {}
     for name, g in points.groupby("series", sort=False):
-        if g["blocksize_bytes"].nunique() == 1:
-            out[str(name)] = (float(g["blocksize_bytes"].iloc[0]), float((g["avg_latency_us"] / 1e6).mean()))
+        name = str(name)
+        if name in fitted:
+            continue
+        blocks = g.groupby("blocksize_bytes")["avg_latency_us"].mean() / 1e6
+        if len(blocks) == 1 or fits is not None:
+            target = blocks.index[0] if size is None else blocks.index[np.argmin(np.abs(np.log(blocks.index / size)))]
+            out[name] = (float(target), float(blocks[target]))
     return out
 
 
@@ -144,12 +156,13 @@ def mq_check(fits: FitSet, points: pd.DataFrame, writes: pd.DataFrame) -> pd.Dat
 def plan(points: pd.DataFrame, fits: FitSet, *, size: float, k: int, n: int) -> pd.DataFrame:
     """The planning answer per series: persistent messages/s and commit latency under group commit."""
     S = float(log_disk.write_bytes(n, k, size))
-    singles = single_blocks(points)
+    singles = single_blocks(points, fits, S)
     rows = []
     for name, g in points.groupby("series", sort=False):
         lo_b, hi_b = g["blocksize_bytes"].min(), g["blocksize_bytes"].max()
         beyond = not (lo_b <= S <= hi_b)
-        row = {"series": name, "writers": int(g["queue_managers"].max()), "write size (bytes)": S}
+        row = {"series": name, "writers": int(g["queue_managers"].max()), "log bytes per message": size,
+               "messages per commit": k, "committers": n, "write size (bytes)": S}
         if name in fits.results:
             r = fits.results[name]
             band = r.conf_band(np.array([S]))
@@ -177,7 +190,9 @@ def plan(points: pd.DataFrame, fits: FitSet, *, size: float, k: int, n: int) -> 
                         "msg/s upper": float(log_disk.message_rate(n, k, t_lo)),
                         "commit latency (µs)": t0 * 1e6 if same else np.nan,
                         "commit latency, at most (µs)": 2 * float(t_hi) * 1e6,
-                        "range": "one block size: between all fixed time and all per-byte time",
+                        "range": ("one block size" if g["blocksize_bytes"].nunique() == 1 else
+                                  f"no fit; from the block size nearest the write ({b0:,.0f} bytes)")
+                                 + ": between all fixed time and all per-byte time",
                         "limit, many committers (msg/s)": np.nan})
             beyond = not same
         else:

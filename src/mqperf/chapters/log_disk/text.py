@@ -18,7 +18,7 @@ def q(name) -> str:
 
 def what_was_read(points: pd.DataFrame, book: bool, example: bool = False) -> str:
     sizes = points.groupby("series", sort=False)["blocksize_bytes"].nunique()
-    text = (f"The data holds {prose.count(len(points), 'row')} of synchronous writes from "
+    text = (f"The data holds synchronous writes from "
             f"{prose.count(len(sizes), 'disk or configuration', 'disks or configurations')} (series); "
             f"{prose.listing(q(s) + ' at ' + prose.count(int(n), 'block size') for s, n in sizes.items())}.")
     writers = points["queue_managers"].max()
@@ -51,14 +51,15 @@ def fit_reading(fits, single: dict) -> str:
                           "MB/s", held="B" in r.active_bounds)
             parts.append(f"In {q(f.group)}, {a}; {b}.")
         elif f.group in single:
-            b0, t0 = single[f.group]
-            parts.append(f"{q(f.group)} was measured at one block size ({prose.given(b0)} bytes, "
-                         f"{prose.num(t0 * 1e6)} µs per write): one time per write cannot be split into a fixed "
+            b0, _ = single[f.group]
+            parts.append(f"{q(f.group)} was measured at one block size ({prose.given(b0)} bytes): one time per write cannot be split into a fixed "
                          "latency and a per-byte time, so no bandwidth is known and the planning answer gives the "
-                         "range the two extremes allow. A sweep of block sizes (mqldt --bsize=4K,16K,64K,256K,1M) "
-                         "identifies both.")
+                         "range the two extremes allow.")
         else:
-            parts.append(f"{q(f.group)} is not fitted: {f.reason}.")
+            parts.append(f"{q(f.group)} is not fitted: {f.reason}; the planning answer gives the range its measured "
+                         "block size nearest the write allows.")
+    if single:
+        parts.append("A sweep of block sizes (`mqldt --bsize=4K,16K,64K,256K,1M`) identifies both.")
     return prose.paragraph(*parts)
 
 
@@ -121,7 +122,7 @@ def plan_reading(plan: pd.DataFrame, *, size: float, size_given: bool, k: int, n
                     f"{prose.num(row['commit latency, at most (µs)'])} µs when it just misses a write)")
         elif pd.notna(row.get("msg/s lower")):
             line = (f"{q(row['series'])}: between {prose.num(row['msg/s lower'])} and {prose.num(row['msg/s upper'])} "
-                    "persistent messages/s, depending on how its one measured time per write splits into fixed and "
+                    "persistent messages/s, depending on how the measured time per write splits into fixed and "
                     "per-byte time")
         else:
             line = f"{q(row['series'])}: no answer ({row['range']})"
@@ -134,12 +135,12 @@ def plan_reading(plan: pd.DataFrame, *, size: float, size_given: bool, k: int, n
 # -- the published measurements (book data only) ---------------------------------------------
 
 ABOUT = (
-    "The mqio report (*Persistent Messaging Performance in IBM MQ for Linux*, November 2017, MQ V9.0.4 on a "
+    "The mqio report (*Persistent Messaging Performance in IBM MQ for Linux*, Paul Harris, MQ V9.0.4 on a "
     "2×14-core x3550) drove the log with MQ-CPH requesters and then ran MQLDT at the very block size amqsrua "
     "reported for MQ's log writes, for a local HDD and SSD behind a RAID cache, a SAN volume and NFS over "
     "1, 10 and 40 Gb links (Figures 7–21). The figures print no numbers: the book's readings of them "
     "(`mqio_mq_vs_mqldt_chart`, basis chart) carry their reading uncertainty, one drawing unit of the "
-    "vector chart (±16 MB/s on a 0–2,500 MB/s axis, ±0.76 MB/s on 0–120). MQ's own write latency and size come "
+    "vector chart, in each row's `chart_uncertainty`. MQ's own write latency and size come "
     "from the printed Tables 12–14 (`mqio_log_device_results`, basis measured); the check below sets printed "
     "values against a fit to chart readings and says so. The report's slips that touch these tables: Figure 7's "
     "log set ({ref}`erratum E245 <errata-e245>`), a figure reference ({ref}`erratum E246 <errata-e246>`), a broken "
