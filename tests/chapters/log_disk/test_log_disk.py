@@ -134,3 +134,16 @@ def test_the_example_is_said_to_be_synthetic():
     r = props.run("log_disk", ROOT / "data" / "examples" / "log_disk.csv")
     assert "**synthetic**" in r.sentences()["read"]
     assert set(r.fit_results) == {"local NVMe", "SAN volume"}
+
+
+def test_the_printed_sample_is_mqldts_printed_output(book):
+    raw = loader.load("mqio_mqldt_sample").set_index("statistic")
+    view = views.open("mqio_mqldt_sample", "log_disk", "sample").iloc[0]
+    assert view["blocksize_bytes"] == 131072 and view["duration_s"] == 20
+    assert view["avg_latency_us"] == raw.loc["Avg latency of write (ns)", "latency_ns"] / 1000 == 415.704
+    assert view["avg_bytes_s"] == raw.loc["Avg bytes/sec written to files", "bytes_s"]
+    shown = book["sample"].frame
+    assert list(shown["fitted sweep"]) == ["SAN, 1GiB log, 2KiB messages (Figure 14)",
+                                           "SAN, 4GiB log, 2KiB messages (Figure 15)"]
+    assert (shown["one block: msg/s lower"] < shown["one block: msg/s upper"]).all()
+    assert "416 µs each (printed)" in book.sentences()["sample_reading"]

@@ -22,6 +22,9 @@ PARAMETERS = {
     "amqsrua": DataFile(help='MQ\'s own log writes to check the disk model against: amqsrua -c DISK -t Log output '
                              '(or its CSV shape), a book dataset, or "" for none',
                         contract="nativeha_storage", optional=True),
+    "sample": DataFile(help='one printed mqldt run at one block size, set against the fitted sweeps: what one '
+                            'block size can and cannot tell; "" for none', contract="mqio_mqldt_sample", files=False,
+                       optional=True),
     "published": DataFile(help="the V9.3 report's persistent RR-BB peak rates by log device, set beside the answer",
                           contract="xlinux93_rr_bb_peak", files=False),
     "message_size_bytes": Number(help="planning: the persistent message size", unit="bytes", minimum=1,

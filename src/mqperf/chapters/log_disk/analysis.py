@@ -67,10 +67,19 @@ def analyse(p: dict) -> Results:
                     "The amqsrua figures match no fitted disk (give the same series names, or one disk)")
     r.text("mq_check_reading", text.mq_check_reading(check) if check is not None and len(check) else None)
 
-    # -- planning ----------------------------------------------------------------------------------
+    # -- one block size (the printed sample, book data) -----------------------------------------------
     given = p.get("log_bytes_per_message")
     size = float(given) if given is not None else float(p["message_size_bytes"])
     k, n = int(p["messages_per_commit"]), int(p["committers"])
+    sample = views.open(p["sample"], CHAPTER, "sample") if p.get("sample") else None
+    sampled = fits.sample_check(sample, fs, size=size, k=k, n=n) if sample is not None else None
+    r.table("sample", sampled, caption="One printed block size against the fitted sweeps of its device",
+            missing="No single printed run was given (parameter sample); the fit reading above says what a "
+                    "series with one block size can tell" if sample is None else
+                    "No fitted sweep names the sample's device, so the sample is not set against one")
+    r.text("sample_reading", text.sample_reading(sampled) if sampled is not None and len(sampled) else None)
+
+    # -- planning ----------------------------------------------------------------------------------
     plan = fits.plan(points, fs, size=size, k=k, n=n)
     for row in plan.to_dict("records"):
         if row["extrapolated"] != "no":

@@ -203,6 +203,30 @@ def plan(points: pd.DataFrame, fits: FitSet, *, size: float, k: int, n: int) -> 
     return pd.DataFrame(rows)
 
 
+def sample_check(sample: pd.DataFrame, fits: FitSet, *, size: float, k: int, n: int) -> pd.DataFrame:
+    """One printed block size against each fitted sweep whose series names its device.
+
+    Per fit: the sample's time per write against the fit's t(b₀), and the planning rate the sample
+    alone allows (one block size's range) beside the fit's answer.
+    """
+    row = sample.iloc[0]
+    b0, t0 = float(row["blocksize_bytes"]), float(row["avg_latency_us"]) / 1e6
+    device = str(row["series"]).split(" (")[0]
+    S = float(log_disk.write_bytes(n, k, size))
+    t_lo, t_hi = log_disk.one_block_bounds(S, b0, t0)
+    out = []
+    for name, r in fits.results.items():
+        if not name.startswith(device):
+            continue
+        t_fit = float(1 / r.predict(np.array([b0]))[0])
+        out.append({"fitted sweep": name, "block size (bytes)": b0, "printed time per write (µs)": t0 * 1e6,
+                    "fit's t(b) (µs)": t_fit * 1e6, "error %": 100 * (t_fit - t0) / t0,
+                    "one block: msg/s lower": float(log_disk.message_rate(n, k, t_hi)),
+                    "one block: msg/s upper": float(log_disk.message_rate(n, k, t_lo)),
+                    "the fit's msg/s": float(log_disk.message_rate(n, k, 1 / r.predict(np.array([S]))[0]))})
+    return pd.DataFrame(out)
+
+
 def chart_frames(fits: FitSet, points: pd.DataFrame):
     """(measured, curves) in MB/s per writer against block size for the chart."""
     measured = points.assign(mb_s=points["blocksize_bytes"] * points["writes_s"] / MB)[
