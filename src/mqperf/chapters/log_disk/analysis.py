@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from mqperf.chapters.log_disk import CHAPTER, MB, fits, text
-from mqperf.data import views
+from mqperf.data import aggregate, views
 from mqperf.present import charts, prose
 from mqperf.present.results import Results
 
@@ -30,9 +30,13 @@ def analyse(p: dict) -> Results:
                                 "back to back); rows of one series and block size are replicates of one point")
 
     example = Path(str(p["data"])).name == "log_disk.csv" and Path(str(p["data"])).parent.name == "examples"
-    r.text("read", text.what_was_read(points, r.book_data, example))
+    r.text("read", text.what_was_read(points, r.book_data, example),
+           aggregate.note(points, per="series, block size and writer count", value="the time per write"))
     r.about("about", text.ABOUT)
-    r.table("measured", fits.measured_table(points), caption="The write tests, one row per block size and series")
+    caption = "The write tests, one row per block size and series"
+    if aggregate.aggregated(points):
+        caption += f" ({int(points[aggregate.COUNT].sum()):,} rows averaged into {len(points):,} points)"
+    r.table("measured", fits.measured_table(points), caption=caption)
 
     # -- the disk model -----------------------------------------------------------------------------
     fs = fits.fit_disks(points)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.chapters.log_disk import MB
+from mqperf.data import aggregate
 from mqperf.errors import ModelError
 from mqperf.models import evidence, latency_bandwidth, log_disk
 from mqperf.models.fitset import FitSet
@@ -39,9 +40,13 @@ def prepare(frame: pd.DataFrame) -> pd.DataFrame:
                          [f"{n} writer{'s' if n != 1 else ''} at once" for n in out["queue_managers"]])
     out["series"] = out["series"].astype(str)
     out["blocksize_bytes"] = out["blocksize_bytes"].astype(float)
-    out["writes_s"] = 1e6 / out["avg_latency_us"].astype(float)
     if "basis" not in out:
         out["basis"] = "measured"
+    # Replicates (rows of one series, block size and writer count) become one point: the mean time per
+    # write, and bytes/s as total bytes over total time (weighted by duration_s where the file gives it).
+    out = aggregate.means(out, ["series", "blocksize_bytes", "queue_managers"], ["avg_latency_us", "avg_bytes_s"],
+                          weight="duration_s", rates=["avg_bytes_s"])
+    out["writes_s"] = 1e6 / out["avg_latency_us"].astype(float)
     return out.reset_index(drop=True)
 
 
@@ -77,7 +82,8 @@ def single_blocks(points: pd.DataFrame, fits: FitSet | None = None, size: float 
 def measured_table(points: pd.DataFrame) -> pd.DataFrame:
     cols = {"series": "series", "blocksize_bytes": "block size (bytes)", "queue_managers": "writers",
             "avg_latency_us": "time per write (µs)", "writes_s": "writes/s per writer",
-            "avg_bytes_s": "MB/s, all writers", "requesters": "MQ requesters", "basis": "basis"}
+            "avg_bytes_s": "MB/s, all writers", "requesters": "MQ requesters", "basis": "basis",
+            aggregate.COUNT: "rows (n)", aggregate.sd_column("avg_latency_us"): "time per write sd (µs)"}
     shown = points.assign(avg_bytes_s=points["avg_bytes_s"] / MB)
     return shown[[c for c in cols if c in shown]].rename(columns=cols)
 
@@ -174,7 +180,7 @@ def plan(points: pd.DataFrame, fits: FitSet, *, size: float, k: int, n: int) -> 
                         "msg/s lower": float(n * k * lo_r) if np.isfinite(lo_r) and lo_r > 0 else np.nan,
                         "msg/s upper": float(n * k * hi_r) if np.isfinite(hi_r) else np.nan,
                         "commit latency (µs)": t * 1e6, "commit latency, at most (µs)": 2 * t * 1e6,
-                        "range": "95 % confidence band of the fit" if r.df_resid > 0 else
+                        "range": "95 % confidence band of the fit (delta method)" if r.df_resid > 0 else
                                  "none: the fit is exactly identified",
                         "limit, many committers (msg/s)": float(log_disk.rate_limit(size, r.bandwidth)) if known
                         else np.nan})
