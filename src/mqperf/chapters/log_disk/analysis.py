@@ -78,8 +78,9 @@ def analyse(p: dict) -> Results:
     sample = views.open(p["sample"], CHAPTER, "sample") if p.get("sample") else None
     sampled = fits.sample_check(sample, fs, size=size, k=k, n=n) if sample is not None else None
     r.table("sample", sampled, caption="One printed block size against the fitted sweeps of its device",
-            missing="No single printed run was given (parameter sample); the fit reading above says what a "
-                    "series with one block size can tell" if sample is None else
+            missing="The book sets its printed one-block-size MQLDT run beside its sweeps here (parameter sample); "
+                    "for a series of yours with one block size, the fit reading above says what it can tell"
+                    if sample is None else
                     "No fitted sweep names the sample's device, so the sample is not set against one")
     r.text("sample_reading", text.sample_reading(sampled) if sampled is not None and len(sampled) else None)
 
