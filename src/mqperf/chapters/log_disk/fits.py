@@ -186,6 +186,8 @@ def plan(points: pd.DataFrame, fits: FitSet, *, size: float, k: int, n: int) -> 
                         else np.nan})
             if not known:
                 row["range"] += "; no limit for many committers: the data cannot tell B"
+            elif r.bandwidth > float((g["blocksize_bytes"] * g["writes_s"]).max()) * (1 + 1e-9):
+                row["range"] += "; the limit for many committers uses a B above every measured MB/s (extrapolated)"
         elif name in singles:
             b0, t0 = singles[name]
             t_lo, t_hi = log_disk.one_block_bounds(S, b0, t0)
