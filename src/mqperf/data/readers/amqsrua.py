@@ -207,5 +207,5 @@ def _sniff(head: str, path: Path) -> bool:
 FORMATS = [
     Format(name="amqsrua", tool="amqsrua", title="amqsrua output (DISK/Log, STATMQI, STATQ)",
            command="amqsrua -m QM1 -c DISK -t Log -n 360 > log.txt   # or -c STATMQI -t PUT (GET, SYNCPOINT, CONNDISC)",
-           sniff=_sniff, read=read, feeds={"nativeha_storage": to_log, "qm_statistics": to_statistics}),
+           sniff=_sniff, read=read, feeds={"nativeha_storage": to_log, "qm_statistics": to_statistics, "log_disk.amqsrua": to_log}),
 ]

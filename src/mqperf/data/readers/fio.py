@@ -229,8 +229,8 @@ def _to_mqldt(frame: pd.DataFrame) -> pd.DataFrame:
 FORMATS = [
     Format(name="fio-json", tool="fio", title="fio JSON output (--output-format=json)",
            command="fio --output-format=json mqlog.fio > fio.json", sniff=_sniff_json, read=read_json,
-           feeds={"nativeha_storage.mqldt": _to_mqldt}),
+           feeds={"nativeha_storage.mqldt": _to_mqldt, "log_disk": _to_mqldt}),
     Format(name="fio-text", tool="fio", title="fio text output",
            command="fio mqlog.fio > fio.txt", sniff=_sniff_text, read=read_text,
-           feeds={"nativeha_storage.mqldt": _to_mqldt}),
+           feeds={"nativeha_storage.mqldt": _to_mqldt, "log_disk": _to_mqldt}),
 ]

@@ -239,8 +239,8 @@ def _to_mqldt(frame: pd.DataFrame) -> pd.DataFrame:
 FORMATS = [
     Format(name="mqldt-text", tool="mqldt", title="mqldt text report",
            command="mqldt --dir=/var/mqm/log/QM1 --bsize=4K,16K,64K,128K --duration=60 > mqldt.txt",
-           sniff=_sniff_text, read=read_text, feeds={"nativeha_storage.mqldt": _to_mqldt}),
+           sniff=_sniff_text, read=read_text, feeds={"nativeha_storage.mqldt": _to_mqldt, "log_disk": _to_mqldt}),
     Format(name="mqldt-csv", tool="mqldt", title="mqldt --csvFile CSV",
            command="mqldt --dir=/var/mqm/log/QM1 --bsize=4K,16K,64K,128K --duration=60 --csvFile=mqldt.csv",
-           sniff=_sniff_csv, read=read_csv, feeds={"nativeha_storage.mqldt": _to_mqldt}),
+           sniff=_sniff_csv, read=read_csv, feeds={"nativeha_storage.mqldt": _to_mqldt, "log_disk": _to_mqldt}),
 ]
