@@ -13,6 +13,8 @@ import pytest
 
 from mqperf.cli import main
 
+pytestmark = pytest.mark.slow
+
 MQPERF = str(Path(sys.executable).with_name("mqperf"))
 CHAPTER = "kafka_task_scaling"
 CSV_COLUMNS = ["series", "parameter", "before", "after", "difference", "lower", "upper", "changed"]

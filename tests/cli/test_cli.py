@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 MQPERF = str(Path(sys.executable).with_name("mqperf"))
 
 

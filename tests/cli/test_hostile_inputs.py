@@ -29,6 +29,8 @@ from mqperf import catalog
 from mqperf import cli
 from mqperf.publish import outdir
 
+pytestmark = pytest.mark.slow
+
 MQPERF = str(Path(sys.executable).with_name("mqperf"))
 CHAPTER = "kafka_task_scaling"
 GOOD = "series,tasks,rate_msg_s\nmine,1,1000\nmine,2,1850\nmine,3,2500\nmine,4,2950\nmine,6,3300\n"

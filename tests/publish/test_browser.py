@@ -14,6 +14,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.browser
+
 
 def test_strict_build_succeeds(built_book):
     assert (built_book / "index.html").exists()

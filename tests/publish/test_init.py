@@ -18,6 +18,8 @@ import yaml
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow
+
 MQPERF = str(Path(sys.executable).with_name("mqperf"))
 CHAPTER = "kafka_task_scaling"
 EXAMPLE = ROOT / "data" / "examples" / f"{CHAPTER}.csv"

@@ -19,6 +19,8 @@ from conftest import _need_chromium
 
 from mqperf.models import costs, queueing, tls, usl
 
+pytestmark = pytest.mark.browser
+
 
 def close(shown_value: float, expected: float, digits: int = 4) -> bool:
     """Equal at ``digits`` significant digits (the answers' display rule), within half a unit."""

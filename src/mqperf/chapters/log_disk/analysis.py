@@ -12,7 +12,7 @@ import pandas as pd
 
 from mqperf.chapters.log_disk import CHAPTER, MB, fits, text
 from mqperf.data import aggregate, views
-from mqperf.present import charts, prose
+from mqperf.present import cards, charts, prose
 from mqperf.present.results import Results
 
 
@@ -101,7 +101,7 @@ def analyse(p: dict) -> Results:
     r.table("published", shown, caption="V9.3 persistent RR-BB peak rates by log device (Table 7)")
     r.text("published_reading", text.published_reading(shown))
 
-    for name, card, result in fs.cards(CHAPTER, src.name, **fits.card_extra(size, k, n)):
+    for name, card, result in cards.of_fits(fs, CHAPTER, src.name, **fits.card_extra(size, k, n)):
         r.card(name, card, result)
     return r
 
