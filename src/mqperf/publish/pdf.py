@@ -236,7 +236,7 @@ def print_book(out: Path | None = None, *, build: bool = True, quiet: bool = Fal
     from mqperf import catalog
     from mqperf.errors import OutputError
     from mqperf.paths import book_root
-    from mqperf.publish import build as book
+    from mqperf.publish import build as builder
 
     say = (lambda *_: None) if quiet else (lambda m: print(m, flush=True))
     start = time.perf_counter()
@@ -253,7 +253,7 @@ def print_book(out: Path | None = None, *, build: bool = True, quiet: bool = Fal
         target.parent.mkdir(parents=True, exist_ok=True)
     find_chromium()  # before a build that may take a while
     if build:
-        status = book.build(strict=False, echo=say if not quiet else (lambda *_: None))
+        status = builder.build(strict=False, echo=say if not quiet else (lambda *_: None))
         if status != 0:
             return status
     html_dir = root / "_build" / "html"
