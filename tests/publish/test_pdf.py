@@ -71,7 +71,8 @@ def test_every_chapter_title_is_in_the_pdf_and_the_bookmarks(book_pdf):
     missing = [t for t in titles if _squash(t) not in body]
     assert missing == []
     assert [o.title for o in reader.outline] == titles
-    assert all(_squash(t) in texts[0] for t in titles)  # the contents page lists them
+    contents = "".join(texts[:reader.get_destination_page_number(reader.outline[0])])
+    assert all(_squash(t) in contents for t in titles)  # the contents pages list them
 
 
 def test_every_chart_is_a_vector_drawing(book_pdf):

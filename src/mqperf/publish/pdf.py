@@ -262,7 +262,9 @@ def print_book(out: Path | None = None, *, build: bool = True, quiet: bool = Fal
     files = [f + ".html" for f in catalog.toc_files(root)]
     say(f"mqperf pdf: printing {len(files)} pages of {html_dir} ...")
     parts = book(html_dir, files, target, title="MQ Performance Book", echo=say)
-    pages = 1 + sum(p.pages for p in parts)
+    from pypdf import PdfReader
+
+    pages = len(PdfReader(target).pages)  # the contents may take more than one page
     charts = sum(p.charts for p in parts)
     print(f"mqperf pdf: {target} ({pages} pages incl. the contents, {charts} charts as vector graphics) "
           f"in {time.perf_counter() - start:.1f} s")

@@ -180,14 +180,13 @@ def plan(points: pd.DataFrame, fits: FitSet, *, size: float, k: int, n: int) -> 
                         "msg/s lower": float(n * k * lo_r) if np.isfinite(lo_r) and lo_r > 0 else np.nan,
                         "msg/s upper": float(n * k * hi_r) if np.isfinite(hi_r) else np.nan,
                         "commit latency (µs)": t * 1e6, "commit latency, at most (µs)": 2 * t * 1e6,
-                        "range": "95 % confidence band of the fit (delta method)" if r.df_resid > 0 else
-                                 "none: the fit is exactly identified",
+                        "range": "95 % band (delta method)" if r.df_resid > 0 else "none: the fit is exactly identified",
                         "limit, many committers (msg/s)": float(log_disk.rate_limit(size, r.bandwidth)) if known
                         else np.nan})
             if not known:
-                row["range"] += "; no limit for many committers: the data cannot tell B"
+                row["range"] += "; B not identified: no limit"
             elif r.bandwidth > float((g["blocksize_bytes"] * g["writes_s"]).max()) * (1 + 1e-9):
-                row["range"] += "; the limit for many committers uses a B above every measured MB/s (extrapolated)"
+                row["range"] += "; limit extrapolated (B above every measured MB/s)"
         elif name in singles:
             b0, t0 = singles[name]
             t_lo, t_hi = log_disk.one_block_bounds(S, b0, t0)
@@ -198,15 +197,15 @@ def plan(points: pd.DataFrame, fits: FitSet, *, size: float, k: int, n: int) -> 
                         "msg/s upper": float(log_disk.message_rate(n, k, t_lo)),
                         "commit latency (µs)": t0 * 1e6 if same else np.nan,
                         "commit latency, at most (µs)": 2 * float(t_hi) * 1e6,
+                        # A short cell: the plan's caption and sentence say what the range means.
                         "range": ("one block size" if g["blocksize_bytes"].nunique() == 1 else
-                                  f"no fit; from the block size nearest the write ({b0:,.0f} bytes)")
-                                 + ": between all fixed time and all per-byte time",
+                                  f"no fit; nearest block ({b0:,.0f} bytes)") + ": all fixed to all per-byte time",
                         "limit, many committers (msg/s)": np.nan})
             beyond = not same
         else:
             row.update({"range": "no fit: " + fits[name].reason if name in {f.group for f in fits} else "no fit"})
         measured = f"{lo_b:,.0f} to {hi_b:,.0f} bytes" if lo_b != hi_b else f"only {lo_b:,.0f} bytes"
-        row["extrapolated"] = "no" if not beyond else f"write size outside the block sizes measured ({measured})"
+        row["extrapolated"] = "no" if not beyond else f"yes: write size outside {measured}"
         rows.append(row)
     return pd.DataFrame(rows)
 
