@@ -91,7 +91,7 @@ def analyse(p: dict) -> Results:
             r.extrapolated(f"{prose.quoted(row['series'], markdown=False)}: a "
                            f"{prose.num(row['write size (bytes)'])}-byte write, {row['extrapolated'][5:]}")
     r.table("plan", plan, caption="The planning question: persistent messages/s and commit latency this disk "
-                                  "carries under group commit. Range: the 95 % band of the fit by the delta method; "
+                                  "carries under group commit (a commit waits one time per write, at most two). Range: the 95 % band of the fit by the delta method; "
                                   "with one block size (or no fit), the rates between all of the write's time fixed "
                                   "and all of it per byte; the limit for many committers is B/L, and needs B identified")
     r.text("plan_reading", text.plan_reading(plan, size=size, size_given=given is not None, k=k, n=n))

@@ -129,7 +129,7 @@ def plan_reading(plan: pd.DataFrame, *, size: float, size_given: bool, k: int, n
             band = (f" (95 % band {prose.num(row['msg/s lower'])} to {prose.num(row['msg/s upper'])})"
                     if pd.notna(row.get("msg/s lower")) and pd.notna(row.get("msg/s upper")) else "")
             line = (f"{q(row['series'])}: at most {prose.num(row['persistent msg/s'])} persistent messages/s{band}, "
-                    f"a commit waiting {prose.num(row['commit latency (µs)'])} µs (up to "
+                    f"a commit waiting {prose.num(row['time per write (µs)'])} µs (up to "
                     f"{prose.num(row['commit latency, at most (µs)'])} µs when it just misses a write)")
         elif pd.notna(row.get("msg/s lower")):
             line = (f"{q(row['series'])}: between {prose.num(row['msg/s lower'])} and {prose.num(row['msg/s upper'])} "
