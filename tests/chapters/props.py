@@ -174,3 +174,45 @@ def write(tmp_path: Path, frame: pd.DataFrame, name: str) -> str:
     path = tmp_path / name
     frame.to_csv(path, index=False)
     return str(path)
+
+
+# -- the truth tests' shared checks ----------------------------------------------------------------
+
+_QUOTED = re.compile(r"“([^”]*)”")
+
+
+def text_faults(said: dict[str, str], given: set[str] | None = None) -> list[tuple[str, str, str]]:
+    """("text", passage, why) for each fault any chapter's sentences can have: a dash where a number
+    belongs, a reader's name not printed as given (case or "_" changed), a sentence said twice."""
+    out, seen = [], []
+    for key, text in said.items():
+        if re.search(r"(?<![\w\d])–(?![\w\d])", text):
+            out.append(("text", key, "a dash stands where a number belongs"))
+        for name in _QUOTED.findall(text) if given is not None else []:
+            folded = {g for g in given if g.lower() == name.lower() or g.replace("_", " ") == name}
+            if name not in given and folded:
+                out.append(("text", key, f"name {name!r} not as given"))
+        for sentence in re.split(r"(?<=[.!?])\s+", text):
+            if len(sentence) > 40 and sentence in seen:
+                out.append(("text", key, f"said twice: {sentence[:80]}"))
+            seen.append(sentence)
+    return out
+
+
+def tally(cases: list[dict], run_case, false_sentences, tmp: Path) -> dict:
+    """A truth test's count by class of fault over its cases, printed case by case (run as a script
+    to measure a chapter's false sentences before and after a change)."""
+    totals, sentences = {}, 0
+    for i, case in enumerate(cases):
+        folder = tmp / f"case{i}"
+        folder.mkdir(parents=True, exist_ok=True)
+        r, frame = run_case(folder, case)
+        if isinstance(r, Exception):
+            totals["refused"] = totals.get("refused", 0) + 1
+            print(f"  {case['id']}: refused: {r}")
+            continue
+        sentences += sum(len(re.split(r"(?<=[.!?])\s+", t)) for t in r.sentences().values())
+        for cls, key, why in false_sentences(r, case, frame):
+            totals[cls] = totals.get(cls, 0) + 1
+            print(f"  {case['id']}: [{cls}] {key}: {why}")
+    return {"sentences": sentences, **totals}

@@ -106,7 +106,6 @@ def run_case(tmp_path: Path, case: dict):
         return exc, frame
 
 
-_NAME = re.compile(r"“([^”]*)”")
 
 
 def _numbers(text: str) -> list[float]:
@@ -185,19 +184,7 @@ def false_sentences(r, case: dict, frame: pd.DataFrame) -> list[tuple[str, str, 
 
     if not r.answers:
         out.append(("answers", "-", "Results.answers is not set"))
-    given = set(frame["series"])
-    seen = []
-    for key, text in said.items():
-        if re.search(r"(?<![\w\d])–(?![\w\d])", text):
-            out.append(("text", key, "a dash stands where a number belongs"))
-        for name in _NAME.findall(text):
-            folded = {g for g in given if g.lower() == name.lower() or g.replace("_", " ") == name}
-            if name not in given and folded:
-                out.append(("text", key, f"name {name!r} not as given"))
-        for sentence in re.split(r"(?<=[.!?])\s+", text):
-            if len(sentence) > 40 and sentence in seen:
-                out.append(("text", key, f"said twice: {sentence[:80]}"))
-            seen.append(sentence)
+    out += props.text_faults(said, set(frame["series"]))
     return out
 
 
@@ -210,20 +197,7 @@ def test_every_sentence_is_true_to_the_generated_truth(tmp_path, case):
 
 
 def count(tmp: Path) -> dict:
-    totals, sentences = {}, 0
-    for i, case in enumerate(CASES):
-        folder = tmp / f"case{i}"
-        folder.mkdir(parents=True, exist_ok=True)
-        r, frame = run_case(folder, case)
-        if isinstance(r, Exception):
-            totals["refused"] = totals.get("refused", 0) + 1
-            print(f"  {case['id']}: refused: {r}")
-            continue
-        sentences += sum(len(re.split(r"(?<=[.!?])\s+", t)) for t in r.sentences().values())
-        for cls, key, why in false_sentences(r, case, frame):
-            totals[cls] = totals.get(cls, 0) + 1
-            print(f"  {case['id']}: [{cls}] {key}: {why}")
-    return {"sentences": sentences, **totals}
+    return props.tally(CASES, run_case, false_sentences, tmp)
 
 
 if __name__ == "__main__":

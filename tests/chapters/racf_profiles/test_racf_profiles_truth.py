@@ -116,7 +116,6 @@ def run_case(tmp_path: Path, case: dict):
         return exc
 
 
-_NAME = re.compile(r"“([^”]*)”")
 _LEVELS = [("makes no security checks", "none"), ("checks at both levels", "QMGR and QSG"),
            ("checks at QMGR and QSG levels", "QMGR and QSG"), ("checks at QMGR level only", "QMGR only"),
            ("checks at QSG level only", "QSG only")]
@@ -152,14 +151,7 @@ def false_sentences(r, case: dict) -> list[tuple[str, str, str]]:
 
     if not r.answers:
         out.append(("answers", "-", "Results.answers is not set"))
-    seen = []
-    for key, t in said.items():
-        if re.search(r"(?<![\w\d])–(?![\w\d])", t):
-            out.append(("text", key, "a dash stands where a number belongs"))
-        for sentence in re.split(r"(?<=[.!?])\s+", t):
-            if len(sentence) > 40 and sentence in seen:
-                out.append(("text", key, f"said twice: {sentence[:80]}"))
-            seen.append(sentence)
+    out += props.text_faults(said)
     return out
 
 
@@ -172,20 +164,7 @@ def test_every_sentence_is_true_to_the_documented_order(tmp_path, case):
 
 
 def count(tmp: Path) -> dict:
-    totals, sentences = {}, 0
-    for i, case in enumerate(CASES):
-        folder = tmp / f"case{i}"
-        folder.mkdir(parents=True, exist_ok=True)
-        r = run_case(folder, case)
-        if isinstance(r, Exception):
-            totals["refused"] = totals.get("refused", 0) + 1
-            print(f"  {case['id']}: refused: {r}")
-            continue
-        sentences += sum(len(re.split(r"(?<=[.!?])\s+", t)) for t in r.sentences().values())
-        for cls, key, why in false_sentences(r, case):
-            totals[cls] = totals.get(cls, 0) + 1
-            print(f"  {case['id']}: [{cls}] {key}: {why}")
-    return {"sentences": sentences, **totals}
+    return props.tally(CASES, run_case, false_sentences, tmp)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ sentence is then held to the truth by one rule per kind of sentence:
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
