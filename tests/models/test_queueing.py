@@ -150,3 +150,34 @@ def test_bad_loads_and_rates_raise():
     with pytest.raises(ModelError, match="arrival rate"):
         q.mm1_response(float("nan"), 1.0)
     assert q.erlang_c(4, 0.0) == 0.0
+
+
+def test_the_array_share_equals_the_scalar_one_everywhere():
+    import numpy as np
+
+    from mqperf.models import queueing
+
+    rng = np.random.default_rng(22)
+    c = rng.integers(1, 80, 3000).astype(float)
+    a = rng.uniform(0, 1.3, 3000) * c
+    a[:20] = 0.0
+    a[20:40] = c[20:40]  # saturated: no time with sufficient servers
+    many = queueing.share_time_sufficient_servers_array(c, a)
+    one = np.array([queueing.share_time_sufficient_servers(int(s), load) for s, load in zip(c, a)])
+    assert np.array_equal(many, one)
+    assert np.all(many[:20] == 1.0) and np.all(many[20:40] == 0.0)
+    # Rows of parameters at once: shape (m, points).
+    grid = queueing.share_time_sufficient_servers_array(c[:5], a[:5] * np.array([[0.5], [1.0]]))
+    assert grid.shape == (2, 5) and np.array_equal(grid[1], one[:5])
+
+
+@pytest.mark.parametrize("servers, load", [(0, 1.0), (2.5, 1.0), (3, -1.0), (3, float("nan"))])
+def test_the_array_share_refuses_what_the_scalar_one_refuses(servers, load):
+    import numpy as np
+
+    from mqperf.models import queueing
+
+    with pytest.raises(ModelError):
+        queueing.share_time_sufficient_servers_array(np.array([servers]), np.array([load]))
+    with pytest.raises(ModelError):
+        queueing.share_time_sufficient_servers(servers, load)

@@ -47,10 +47,13 @@ def wait_bursts(cpus: int, busy_cpus: float) -> float:
     return queueing.erlang_c(cpus, busy_cpus) / (cpus - busy_cpus) if busy_cpus < cpus else math.inf
 
 
-def scaled_share(x, k: float) -> np.ndarray:
-    """M/M/c share (%) at rows (CPUs, busy CPUs), with the load multiplied by ``k``."""
+def scaled_share(x, k) -> np.ndarray:
+    """M/M/c share (%) at rows (CPUs, busy CPUs), with the load multiplied by ``k``.
+
+    ``k`` may be an array of shape (m, 1): the shares for m load factors at once, shape (m, rows).
+    """
     x = np.atleast_2d(np.asarray(x, dtype=float))
-    return np.array([share_pct(int(c), a, k) for c, a in x])
+    return queueing.share_time_sufficient_servers_array(x[:, 0], x[:, 1] * np.asarray(k, dtype=float)) * 100
 
 
 def calibrate_load_factor(cpus: int, busy_cpus: float, sufficient_pct: float) -> float:

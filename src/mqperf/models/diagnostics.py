@@ -94,7 +94,7 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
     stay there. Refits that fail to converge are dropped; fewer than half converging gives
     NaN intervals.
     """
-    from scipy.optimize import least_squares
+    from mqperf.models.refits import refit_all
 
     x, fitted = np.asarray(result.x, dtype=float), np.asarray(result.fittedvalues, dtype=float)
     sw = _root_weights(result)
@@ -107,23 +107,11 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
     # solves the same problem the fit did, not a looser one.
     lower = np.where(theta0[free] >= 0, 0.0, -np.inf)
     rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(refits):
-        y = fitted + rng.choice(resid, size=resid.size, replace=True) / sw
-
-        def residuals(free_theta, y=y):
-            theta = theta0.copy()
-            theta[free] = free_theta
-            return sw * (result.fn(x, *theta) - y)
-
-        try:
-            sol = least_squares(residuals, np.maximum(theta0[free], lower), bounds=(lower, np.inf), method="trf")
-        except (ValueError, np.linalg.LinAlgError):
-            continue
-        if sol.success and np.all(np.isfinite(sol.x)):
-            theta = theta0.copy()
-            theta[free] = sol.x
-            draws.append(theta)
+    ys = np.array([fitted + rng.choice(resid, size=resid.size, replace=True) / sw for _ in range(refits)])
+    ys = ys.reshape(refits, fitted.size)
+    solved = refit_all(result.fn, x, ys, sw, theta0, free, lower, np.full(len(free), np.inf),
+                       np.maximum(theta0[free], lower))
+    draws = [theta for theta in solved if theta is not None]
     out = pd.DataFrame(np.nan, index=names, columns=[0, 1])
     if len(draws) < refits / 2:
         return out

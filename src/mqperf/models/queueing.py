@@ -184,6 +184,39 @@ def share_time_sufficient_servers(servers, offered_load) -> float:
     return 1.0 - (a / c) * erlang_c(c, a)
 
 
+def share_time_sufficient_servers_array(servers, offered_load) -> np.ndarray:
+    """:func:`share_time_sufficient_servers` for arrays that broadcast together (one recursion
+    over k = 1 … max c, each element stopping at its own c): what a curve evaluated at many
+    points, or for many parameter values at once, needs without a Python loop per point."""
+    import numpy as np
+
+    c = np.asarray(servers, dtype=float)
+    a = np.asarray(offered_load, dtype=float)
+    c, a = np.broadcast_arrays(c, a)
+    if c.size and (np.any(c < 1) or np.any(c != np.floor(c)) or not np.all(np.isfinite(c))):
+        raise ModelError("servers must be whole numbers ≥ 1")
+    if a.size and (not np.all(np.isfinite(a)) or np.any(a < 0)):
+        raise ModelError("offered loads must be finite and ≥ 0")
+    out = np.zeros(c.shape)
+    live = (a > 0) & (a < c)
+    out[a == 0] = 1.0
+    if not live.any():
+        return out
+    cl, al = c[live], a[live]
+    log_a = np.log(al)
+    y = np.zeros(cl.shape)
+    # The stable recursion of log_erlang_b, element by element: y_k = ln(1 + exp(ln(k/A) + y_{k−1})).
+    for k in range(1, int(cl.max()) + 1):
+        z = math.log(k) - log_a + y
+        step = np.where(z > 0, z + np.log1p(np.exp(-np.abs(z))), np.log1p(np.exp(np.minimum(z, 0))))
+        y = np.where(k <= cl, step, y)
+    log_b = -y
+    rho = al / cl
+    log_c = log_b - np.log1p(-rho * (1 - np.exp(log_b)))
+    out[live] = 1.0 - rho * np.exp(log_c)
+    return out
+
+
 def littles_law_check(concurrency, throughput, response_s, think_s=0.0, *, tolerance: float = 0.1):
     """Rows where N = X·(R + Z) fails by more than ``tolerance`` (relative), before any fit.
 

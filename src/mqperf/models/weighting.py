@@ -251,9 +251,8 @@ def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None
                        upper: dict | None = None):
     """Percentile intervals from a bootstrap of relative errors: y* = fitted · (1 + e*), refitted
     with weights 1/y*², where e* resamples the Pearson residuals rescaled by √(n / df)."""
-    from scipy.optimize import least_squares
-
     from mqperf.models import diagnostics
+    from mqperf.models.refits import refit_all
 
     refits = diagnostics.REFITS if refits is None else refits
     rng = np.random.default_rng(diagnostics.SEED if seed is None else seed)
@@ -265,26 +264,13 @@ def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None
     theta0 = result.params.to_numpy(dtype=float)
     lower = np.zeros(len(free))
     upper = np.array([(upper or {}).get(names[i], np.inf) for i in free], dtype=float)
-    draws = []
-    for _ in range(refits):
-        y = fitted * (1 + rng.choice(rel, size=rel.size, replace=True))
-        if np.any(y <= 0):
-            continue
-
-        def residuals(th, y=y):
-            theta = theta0.copy()
-            theta[free] = th
-            return (result.fn(x, *theta) - y) / y
-
-        try:
-            start = np.clip(theta0[free], lower + 1e-12, upper - 1e-12)
-            sol = least_squares(residuals, start, bounds=(lower, upper), method="trf", x_scale="jac")
-        except (ValueError, np.linalg.LinAlgError):
-            continue
-        if sol.success and np.all(np.isfinite(sol.x)):
-            theta = theta0.copy()
-            theta[free] = sol.x
-            draws.append(theta)
+    ys = np.array([fitted * (1 + rng.choice(rel, size=rel.size, replace=True)) for _ in range(refits)])
+    ys = ys.reshape(refits, fitted.size)
+    # A resample with a rate at or below 0 has no relative error to weigh by: it is not refitted.
+    ys = ys[np.all(ys > 0, axis=1)]
+    solved = refit_all(result.fn, x, ys, 1.0 / ys, theta0, free, lower, upper,
+                       np.clip(theta0[free], lower + 1e-12, upper - 1e-12), x_scale_jac=True)
+    draws = [theta for theta in solved if theta is not None]
     out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
     if len(draws) < refits / 2:
         return out

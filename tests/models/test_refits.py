@@ -1,0 +1,120 @@
+"""The bootstrap's batched refits (mqperf.models.refits) against one ``least_squares`` per refit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import least_squares
+
+from mqperf.models import refits, usl
+
+
+def _usl_problem(seed: int, rows: int = 60, noise: float = 0.03):
+    rng = np.random.default_rng(seed)
+    lam, sigma, kappa = rng.uniform(2000, 30000), rng.uniform(0.0, 0.15), rng.uniform(0.0, 0.006)
+    n = np.array([1, 2, 3, 4, 6, 8, 12, 16], dtype=float)
+    truth = usl.throughput(n, lam, sigma, kappa)
+    ys = truth * (1 + rng.normal(0, noise, (rows, n.size)))
+    return n, ys, np.array([lam, sigma, kappa])
+
+
+def _tight(fn, x, y, scale, theta0, free, lower, upper, start):
+    """The same refit by least_squares at tolerances far below the defaults: the reference minimum."""
+    def residuals(th):
+        theta = theta0.copy()
+        theta[free] = th
+        return scale * (fn(x, *theta) - y)
+
+    sol = least_squares(residuals, start, bounds=(lower, upper), method="trf", x_scale="jac",
+                        ftol=1e-15, xtol=1e-15, gtol=1e-15, max_nfev=20000)
+    theta = theta0.copy()
+    theta[free] = sol.x
+    return theta, float(np.sum(residuals(sol.x) ** 2))
+
+
+def _cost(fn, x, y, scale, theta):
+    return float(np.sum((scale * (fn(x, *theta) - y)) ** 2))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batched_refits_reach_the_reference_minimum(seed):
+    n, ys, theta0 = _usl_problem(seed)
+    lower, upper = np.zeros(3), np.array([np.inf, 1.0, 1.0])
+    start = np.clip(theta0, lower + 1e-12, upper - 1e-12)
+    solved, ok = refits._batched(usl.throughput, n, ys, 1.0 / ys, theta0, [0, 1, 2], lower, upper, start)
+    assert ok.mean() > 0.9  # the fast path takes almost all of them
+    for b in np.flatnonzero(ok):
+        ref, ref_cost = _tight(usl.throughput, n, ys[b], 1.0 / ys[b], theta0, [0, 1, 2], lower, upper, start)
+        got = _cost(usl.throughput, n, ys[b], 1.0 / ys[b], solved[b])
+        assert got <= ref_cost * (1 + 1e-7) + 1e-25, (b, solved[b], ref)
+        inside = (ref > 1e-6 * np.maximum(theta0, 1e-3)) & (ref < upper - 1e-9)
+        # Where the minimum is inside the box it is one point: both solvers find it.
+        assert np.allclose(solved[b][inside], ref[inside], rtol=1e-5), (b, solved[b], ref)
+
+
+def test_a_parameter_the_data_push_past_its_bound_is_held_on_it():
+    # A falling line fitted with a slope bounded below by 0: the minimum is on the bound.
+    x = np.arange(1.0, 9.0)
+    rng = np.random.default_rng(3)
+    ys = 100 - 2 * x + rng.normal(0, 0.5, (40, x.size))
+
+    def line(x, a, b):
+        return a + b * x
+
+    theta0 = np.array([90.0, 0.5])
+    solved, ok = refits._batched(line, x, ys, np.ones(x.size), theta0, [0, 1], np.array([-np.inf, 0.0]),
+                                 np.array([np.inf, np.inf]), theta0.copy())
+    assert ok.all()
+    assert np.all(solved[:, 1] == 0.0)
+    assert np.allclose(solved[:, 0], ys.mean(axis=1), rtol=1e-9)  # with b held at 0, a is the mean
+
+
+def test_a_curve_written_for_one_parameter_vector_is_refitted_one_at_a_time():
+    n, ys, theta0 = _usl_problem(11, rows=8)
+
+    def scalar_only(x, lam, sigma, kappa):
+        return np.array([lam * v / (1 + sigma * (v - 1) + kappa * v * (v - 1)) for v in x]) + 0 * float(lam)
+
+    lower, upper = np.zeros(3), np.array([np.inf, 1.0, 1.0])
+    start = np.clip(theta0, lower + 1e-12, upper - 1e-12)
+    assert not refits._vectorises(scalar_only, n, theta0, [0, 1, 2], start, n.size)
+    got = refits.refit_all(scalar_only, n, ys, 1.0 / ys, theta0, [0, 1, 2], lower, upper, start, x_scale_jac=True)
+    one = [refits._one(scalar_only, n, ys[b], 1.0 / ys[b], theta0, [0, 1, 2], lower, upper, start, True)
+           for b in range(len(ys))]
+    assert all(np.array_equal(a, b) for a, b in zip(got, one))
+
+
+def test_a_refit_that_does_not_converge_in_time_goes_to_least_squares(monkeypatch):
+    n, ys, theta0 = _usl_problem(5, rows=10)
+    lower, upper = np.zeros(3), np.array([np.inf, 1.0, 1.0])
+    start = np.clip(theta0 * 1.5, lower + 1e-12, upper - 1e-12)
+    monkeypatch.setattr(refits, "MAX_ITER", 1)
+    _, ok = refits._batched(usl.throughput, n, ys, 1.0 / ys, theta0, [0, 1, 2], lower, upper, start)
+    assert not ok.any()
+    got = refits.refit_all(usl.throughput, n, ys, 1.0 / ys, theta0, [0, 1, 2], lower, upper, start, x_scale_jac=True)
+    one = [refits._one(usl.throughput, n, ys[b], 1.0 / ys[b], theta0, [0, 1, 2], lower, upper, start, True)
+           for b in range(len(ys))]
+    assert all(np.array_equal(a, b) for a, b in zip(got, one))
+
+
+def test_fixed_parameters_stay_where_the_fit_put_them():
+    n, ys, theta0 = _usl_problem(7, rows=20)
+    lower, upper = np.zeros(2), np.array([np.inf, 1.0])
+    got = refits.refit_all(usl.throughput, n, ys, 1.0 / ys, theta0, [0, 1], lower, upper,
+                           np.clip(theta0[:2], 1e-12, None), x_scale_jac=True)
+    assert all(theta is not None and theta[2] == theta0[2] for theta in got)
+
+
+def test_an_unusable_refit_is_dropped_not_invented():
+    x = np.arange(1.0, 7.0)
+    ys = np.vstack([np.full(x.size, math.nan), 3 + 2 * x])
+
+    def line(x, a, b):
+        return a + b * x
+
+    got = refits.refit_all(line, x, ys, np.ones(x.size), np.array([1.0, 1.0]), [0, 1], np.full(2, -np.inf),
+                           np.full(2, np.inf), np.array([1.0, 1.0]))
+    assert got[0] is None
+    assert np.allclose(got[1], [3.0, 2.0])
