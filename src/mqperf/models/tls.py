@@ -244,9 +244,9 @@ class RenegotiationResult(_FitResult):
         import math
 
         import pandas as pd
-        from scipy.optimize import least_squares
 
         from mqperf.models.diagnostics import REFITS, SEED
+        from mqperf.models.refits import refit_all
 
         cache = self.__dict__.setdefault("_bootstrap_cache", {})
         if alpha in cache:
@@ -259,23 +259,10 @@ class RenegotiationResult(_FitResult):
         free = [i for i, n in enumerate(names) if n not in self.active_bounds]
         lower = np.where(theta0[free] >= 0, 0.0, -np.inf)
         rng = np.random.default_rng(SEED)
-        draws = []
-        for _ in range(REFITS):
-            y = self.fittedvalues + rng.choice(e, size=e.size, replace=True) / sw
-
-            def residuals(free_theta, y=y):
-                theta = theta0.copy()
-                theta[free] = free_theta
-                return sw * (self.fn(self.x, *theta) - y)
-
-            try:
-                sol = least_squares(residuals, np.maximum(theta0[free], lower), bounds=(lower, np.inf), method="trf")
-            except (ValueError, np.linalg.LinAlgError):
-                continue
-            if sol.success and np.all(np.isfinite(sol.x)):
-                theta = theta0.copy()
-                theta[free] = sol.x
-                draws.append(theta)
+        ys = np.array([self.fittedvalues + rng.choice(e, size=e.size, replace=True) / sw for _ in range(REFITS)])
+        solved = refit_all(self.fn, self.x, ys.reshape(REFITS, e.size), sw, theta0, free, lower,
+                           np.full(len(free), np.inf), np.maximum(theta0[free], lower))
+        draws = [theta for theta in solved if theta is not None]
         out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
         if len(draws) >= REFITS / 2:
             lo, hi = np.quantile(np.array(draws), [alpha / 2, 1 - alpha / 2], axis=0)
