@@ -95,13 +95,16 @@ def test_a_raster_image_is_found_where_printed(tmp_path):
     _need_chromium()
     from pypdf import PdfReader
 
-    from mqperf.publish import pdf
-
     with_image, without = tmp_path / "img.html", tmp_path / "text.html"
     with_image.write_text(f'<html><body><p>picture</p><img src="data:image/png;base64,{_PNG}" '
                           'style="width:200px;height:200px"></body></html>')
     without.write_text("<html><body><p>only text</p></body></html>")
-    pdf.reports([(with_image, tmp_path / "img.pdf"), (without, tmp_path / "text.pdf")])
+    # In its own process: a second Playwright in a worker that holds the browser fixture's fails.
+    script = ("import sys; from pathlib import Path; from mqperf.publish import pdf; "
+              "pdf.reports([(Path(sys.argv[1]), Path(sys.argv[2])), (Path(sys.argv[3]), Path(sys.argv[4]))])")
+    proc = subprocess.run([sys.executable, "-c", script, str(with_image), str(tmp_path / "img.pdf"), str(without),
+                           str(tmp_path / "text.pdf")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
     assert raster_pages(PdfReader(tmp_path / "img.pdf")) == [0]
     assert raster_pages(PdfReader(tmp_path / "text.pdf")) == []
     assert "onlytext" in "".join(page_texts(tmp_path / "text.pdf"))
