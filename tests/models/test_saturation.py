@@ -123,3 +123,14 @@ def test_slope_rise_and_bend_tests():
     assert saturation.bend_test(saturation.fit(size[:3], y[:3])) is None
     # The same effect at every size: no rise.
     assert saturation.slope_test(size, np.full(5, 3.0))[1] == 1.0
+
+
+def test_the_hill_gradient_is_the_curves_derivative():
+    import numpy as np
+
+    from mqperf.models import _base, saturation
+
+    sizes = np.array([0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 1024.0])
+    for theta in ([30.0, 1.3, 1.7], [5.0, -2.0, 0.4], [120.0, 6.0, 12.0]):
+        numeric = _base.jacobian(lambda t: saturation.hill(sizes, *t), np.array(theta))
+        assert np.allclose(saturation.hill_gradient(sizes, *theta), numeric, rtol=1e-6, atol=1e-7 * theta[0])

@@ -68,15 +68,21 @@ def nls(
     upper: Sequence[float],
     weights: np.ndarray | None = None,
     label: str = "the model",
+    gradient: Callable | None = None,
 ) -> NLSFit:
-    """Fit ``y ≈ fn(x, *θ)`` within ``lower ≤ θ ≤ upper``; the best of several starts wins."""
+    """Fit ``y ≈ fn(x, *θ)`` within ``lower ≤ θ ≤ upper``; the best of several starts wins.
+
+    ``gradient(x, *θ)``, when the curve knows it, is ∂fn/∂θ (rows as points, columns as
+    parameters): the solver and the covariance use it instead of finite differences.
+    """
     sw = np.sqrt(np.ones_like(y) if weights is None else weights)
 
     def residuals(theta):
         return sw * (fn(x, *theta) - y)
 
+    jac = None if gradient is None else (lambda theta: sw[:, None] * gradient(x, *theta))
     return solve(residuals, names=names, starts=starts, lower=lower, upper=upper, equations=y.size,
-                 scale=float(np.sum((sw * y) ** 2)), label=label)
+                 scale=float(np.sum((sw * y) ** 2)), label=label, jac=jac)
 
 
 def solve(

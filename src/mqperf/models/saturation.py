@@ -53,6 +53,16 @@ def hill(size, y_max: float, ln_s50: float, h: float):
     return y_max * np.exp(-np.logaddexp(0.0, -z))
 
 
+def hill_gradient(size, y_max: float, ln_s50: float, h: float) -> np.ndarray:
+    """∂y/∂(y_max, ln_s50, h) of :func:`hill`: columns σ, −y_max·σ(1−σ)·h and y_max·σ(1−σ)·(ln s − ln_s50),
+    with σ = 1/(1 + e^−z), z = h(ln s − ln_s50)."""
+    d = np.log(np.asarray(size, dtype=float)) - ln_s50
+    z = h * d
+    sig, rest = np.exp(-np.logaddexp(0.0, -z)), np.exp(-np.logaddexp(0.0, z))
+    slope = y_max * sig * rest
+    return np.column_stack([sig, -slope * h, slope * d])
+
+
 def size_for_level(level: float, y_max: float, s50: float, h: float) -> float:
     """Size at which y reaches ``level`` (0 < level < y_max): s = s50·(level/(y_max − level))^(1/h)."""
     if not 0 < level < y_max:
@@ -137,7 +147,7 @@ def fit(size, effect, *, weights="none", y_max_upper: float = np.inf,
     # nothing about it, and an unbounded search wanders off to s50 → ∞ (y_max → ∞) for minutes.
     ln_lo, ln_hi = np.log(size.min()) - LN_S50_REACH, np.log(size.max()) + LN_S50_REACH
     res = nls(hill, size, y, names=NAMES, starts=starts, lower=[0, ln_lo, 0], upper=[y_max_upper, ln_hi, H_MAX],
-              weights=w, label="the Hill curve")
+              weights=w, label="the Hill curve", gradient=hill_gradient)
     notes = [how]
     exact = float(np.sum((hill(size, *res.theta) - y) ** 2)) <= NOISE_SSR * (float(y @ y) or 1.0)
     if res.df_resid == 0:
