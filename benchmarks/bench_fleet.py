@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_fleet.py                 # 200 datasets, 2 workers, 5 runs
     .venv/bin/python benchmarks/bench_fleet.py -n 50 --runs 3
 
-Generates N kafka_task_scaling datasets from the USL (known parameters, 1 % noise), runs
+Generates N 8-point kafka_task_scaling sweeps from the USL (known parameters, 1 % noise), runs
 them through `mqperf fleet` on a local Dask cluster of 2 worker processes, then, in the
 same run, times `mqperf run` on a sample of them one after the other. Figures: datasets per
 second and wall time per dataset of the fleet (cluster start-up included), the same per
@@ -25,7 +25,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 MQPERF = str(Path(sys.executable).with_name("mqperf"))
-TASKS = (1, 2, 3, 4, 6, 8)
+TASKS = (1, 2, 3, 4, 6, 8, 12, 16)  # 8-point sweeps, as issue 22 measures
 
 
 #: Issue 22: datasets per second of `mqperf fleet` on 2 workers (8-point task-scaling sweeps).
