@@ -59,6 +59,7 @@ def mini_book(tmp_path, monkeypatch):
     data.loader._package_descriptor.cache_clear()
 
 
+@pytest.mark.slow  # executes the mini book's chapter (a build's worker pool, or nbval)
 def test_build_records_inputs_and_then_reuses(mini_book):
     lines = []
     assert book.build(html=False, echo=lines.append) == 0
@@ -75,30 +76,29 @@ def test_build_records_inputs_and_then_reuses(mini_book):
     assert any("reused    tiny" in ln for ln in lines), lines
 
 
-def test_declared_inputs_cover_every_file_a_chapter_reads(monkeypatch):
+@pytest.mark.parametrize("name", catalog.names())
+def test_declared_inputs_cover_every_file_a_chapter_reads(name, monkeypatch):
     """The build hashes the inputs a chapter declares; a file it reads but does not declare
-    would leave it 'current' after that file changed. Run each chapter's analysis with a spy
-    on the loader and compare."""
+    would leave it 'current' after that file changed. Run the chapter's analysis with a spy
+    on the loader and compare (one case per chapter, so the fast loop spreads them)."""
     from mqperf import chapters
     from mqperf.data import loader
 
-    undeclared = {}
-    for chapter in catalog.chapters():
-        read = set()
-        real = loader._check_readable
+    read = set()
+    real = loader._check_readable
 
-        def spy(path, _real=real, _read=read):
-            _read.add(os.path.relpath(Path(path).resolve(), ROOT))
-            return _real(path)
+    def spy(path):
+        read.add(os.path.relpath(Path(path).resolve(), ROOT))
+        return real(path)
 
-        monkeypatch.setattr(loader, "_check_readable", spy)
-        chapters.preflight(chapter.name, None, {})
-        declared = set(book.chapter_inputs(chapter.name))
-        if read - declared:
-            undeclared[chapter.name] = sorted(read - declared)
-    assert not undeclared, f"chapters read files the build does not hash: {undeclared}"
+    monkeypatch.setattr(loader, "_check_readable", spy)
+    chapters.preflight(name, None, {})
+    assert read, f"{name}: the spy saw no file read"
+    undeclared = sorted(read - set(book.chapter_inputs(name)))
+    assert not undeclared, f"{name} reads files the build does not hash: {undeclared}"
 
 
+@pytest.mark.slow  # executes the mini book's chapter (a build's worker pool, or nbval)
 def test_input_hash_follows_the_data_the_chapter_read(mini_book):
     assert book.build(html=False, echo=lambda _: None) == 0
     chapter = catalog.find("tiny")
@@ -122,6 +122,7 @@ def test_input_hash_follows_the_data_the_chapter_read(mini_book):
     assert not book.is_current(chapter)
 
 
+@pytest.mark.slow  # executes the mini book's chapter (a build's worker pool, or nbval)
 def test_failed_chapter_leaves_committed_notebook_alone(mini_book):
     assert book.build(html=False, echo=lambda _: None) == 0
     path = mini_book / "chapters" / "tiny.ipynb"
@@ -136,6 +137,7 @@ def test_failed_chapter_leaves_committed_notebook_alone(mini_book):
     assert not list((mini_book / "chapters").glob(".*executing*"))
 
 
+@pytest.mark.slow  # executes the mini book's chapter (a build's worker pool, or nbval)
 def test_nbval_fails_when_a_stored_number_changes(tmp_path):
     """Proof that the nbval check is real: move one stored number beyond the rule (one unit in its
     last shown place) and nbval must fail, naming it; one unit is a rounding boundary and passes."""
@@ -215,6 +217,7 @@ def test_unchanged_book_does_no_sphinx_work(mini_book, monkeypatch):
         render.render_html(echo=lines.append)
 
 
+@pytest.mark.slow  # executes the mini book's chapter (a build's worker pool, or nbval)
 def test_a_forced_build_keeps_the_committed_notebook_when_nothing_moved_beyond_the_rule(mini_book):
     """Another CPU's BLAS kernel may flip a value on a rounding boundary: the committed file stays."""
     path = mini_book / "chapters" / "tiny.ipynb"
