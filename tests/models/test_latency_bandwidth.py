@@ -99,3 +99,14 @@ def test_bad_input_raises_model_error(size, rate, match):
 def test_size_for_fraction_rejects_fractions_outside_zero_one():
     with pytest.raises(ModelError):
         lb.size_for_fraction(1.0, 1e-5, 1e8)
+
+
+def test_the_rate_gradient_is_the_curves_derivative():
+    import numpy as np
+
+    from mqperf.models import _base, latency_bandwidth as lb
+
+    sizes = np.array([64.0, 1024.0, 32768.0, 1048576.0])
+    for theta in ([2e-5, 3e8], [1e-3, 1e6], [1e-7, 5e7]):
+        numeric = _base.jacobian(lambda t: lb.message_rate(sizes, *t), np.array(theta), floor=1e-9)
+        assert np.allclose(lb.message_rate_gradient(sizes, *theta), numeric, rtol=1e-5, atol=0)

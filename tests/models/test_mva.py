@@ -113,3 +113,19 @@ def test_fit_on_noisy_rates_covers_the_true_demand():
 def test_fit_needs_two_client_counts():
     with pytest.raises(ModelError, match="two distinct client counts"):
         mva.fit([4, 4], [100.0, 101.0])
+
+
+def test_rows_of_demands_give_the_same_throughputs_as_one_at_a_time():
+    import numpy as np
+
+    from mqperf.models import mva
+
+    n = np.array([1, 2, 5, 10, 50, 200, 6000], dtype=float)
+    rng = np.random.default_rng(22)
+    dq, dd = rng.uniform(1e-4, 1e-2, 30), rng.uniform(0, 0.05, 30)
+    for counts in (n[:-1], n):  # within the recursion, and one count beyond it (row by row)
+        rows = mva.one_queue(counts, dq[:, None], dd[:, None], 0.01)
+        one = np.vstack([mva.one_queue(counts, a, b, 0.01) for a, b in zip(dq, dd)])
+        assert rows.shape == (30, counts.size) and np.array_equal(rows, one)
+    edge = mva.one_queue(n[:3], np.array([[0.0], [1e-3]]), np.array([[0.01], [0.0]]), 0.0)
+    assert np.array_equal(edge, np.vstack([mva.one_queue(n[:3], 0.0, 0.01, 0.0), mva.one_queue(n[:3], 1e-3, 0.0, 0.0)]))

@@ -38,6 +38,13 @@ def message_rate(size, a: float, B: float):
     return 1.0 / (a + np.asarray(size, dtype=float) / B)
 
 
+def message_rate_gradient(size, a: float, B: float) -> np.ndarray:
+    """∂r/∂(a, B) of :func:`message_rate`: −r² and r²·s/B²."""
+    s = np.asarray(size, dtype=float)
+    r2 = message_rate(s, a, B) ** 2
+    return np.column_stack([-r2, r2 * s / B**2])
+
+
 def byte_rate(size, a: float, B: float):
     """s·r(s) = B·s / (s + aB): bytes per unit time, approaching B for large s."""
     size = np.asarray(size, dtype=float)
@@ -129,7 +136,7 @@ def fit(size, rate, *, weights="relative", data_name: str | None = None, data_ha
     t_min = float(np.min(1 / rate))
     starts = [(max(a0, 1e-3 * t_min), 1 / c0), (0.5 * t_min, 1 / c0), (1e-3 * t_min, 2 / c0)]
     res = nls(message_rate, size, rate, names=NAMES, starts=starts, lower=[0, 0], upper=[np.inf, np.inf],
-              weights=w, label="the latency-bandwidth model")
+              weights=w, label="the latency-bandwidth model", gradient=message_rate_gradient)
     notes = [how]
     if res.df_resid == 0:
         notes.append("exactly identified: two sizes for two parameters, so no standard errors or intervals")

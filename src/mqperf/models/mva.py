@@ -129,6 +129,8 @@ def one_queue(n, d_queue: float, d_delay: float, think_s: float) -> np.ndarray:
     queues and X = N/Z'.
     """
     n = np.atleast_1d(np.asarray(n, dtype=float))
+    if np.ndim(d_queue) or np.ndim(d_delay):
+        return _one_queue_rows(n, d_queue, d_delay, think_s)
     zp = float(think_s) + float(d_delay)
     if d_queue <= 0:
         return n / zp if zp > 0 else np.full_like(n, np.inf)
@@ -156,6 +158,26 @@ def one_queue(n, d_queue: float, d_delay: float, think_s: float) -> np.ndarray:
         log_sum = peak + math.log(float(np.exp(terms - peak).sum()))
         out[i] = -math.expm1(-log_sum) / d_queue
     return out
+
+
+def _one_queue_rows(n: np.ndarray, d_queue, d_delay, think_s: float) -> np.ndarray:
+    """:func:`one_queue` for columns of demands (shape (rows, 1)): shape (rows, len(n)). The
+    recursion runs for every row at once (the same operations, so the same values); rows or
+    counts outside it (a demand ≤ 0, counts beyond :data:`RECURSION_MAX`) go one row at a time."""
+    dq, dd = np.broadcast_arrays(np.asarray(d_queue, dtype=float), np.asarray(d_delay, dtype=float))
+    dq, dd = dq.reshape(-1), dd.reshape(-1)
+    zp = float(think_s) + dd
+    whole = np.round(n).astype(int)
+    if np.any(dq <= 0) or np.any(zp <= 0) or whole.max() > RECURSION_MAX:
+        return np.vstack([one_queue(n, float(a), float(b), think_s) for a, b in zip(dq, dd)])
+    top = int(whole.max())
+    x = np.empty((dq.size, top))
+    q = np.zeros(dq.size)
+    for k in range(1, top + 1):
+        r = dq * (1.0 + q)
+        x[:, k - 1] = k / (zp + r)
+        q = x[:, k - 1] * r
+    return x[:, whole - 1]
 
 
 #: Client counts up to which :func:`one_queue` uses the recursion (beyond: the closed form).
