@@ -1,4 +1,4 @@
-"""Many small refits of one curve at once: the bootstrap's solver.
+"""Many small fits of one curve at once: the bootstrap's refits, and a multi-start fit's starts.
 
 A bootstrap interval refits the fitted curve to 199 resampled datasets from the fitted
 parameters. One :func:`scipy.optimize.least_squares` call per refit costs a few milliseconds of
@@ -170,6 +170,25 @@ def _iterate(resid, rows, q, th, lower, upper):
         if idx.size:
             ok[idx] = _stationary(resid, th[idx], r[idx], idx, lower, upper)
     return th, ok
+
+
+def minimise_rows(resid_rows, starts: np.ndarray, lower: np.ndarray, upper: np.ndarray):
+    """Minimise ``Σ resid_rows(θ)²`` from each row of ``starts`` at once (a multi-start fit).
+
+    ``resid_rows(T)`` gives the residuals of every row of parameters ``T`` (shape (rows, points)).
+    Returns the solutions, their costs (½ Σ r², as ``least_squares`` reports) and which rows
+    converged to a stationary point; the caller solves the others one at a time.
+    """
+    th = np.array(starts, dtype=float)
+    rows = th.shape[0]
+    try:
+        th, ok = _iterate(lambda t, idx: resid_rows(t), rows, th.shape[1], th, lower, upper)
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError, ModelError):
+        return th, np.full(rows, np.inf), np.zeros(rows, dtype=bool)
+    with np.errstate(all="ignore"):
+        r = resid_rows(th)
+        cost = 0.5 * np.sum(r * r, axis=1)
+    return th, cost, ok & np.isfinite(cost)
 
 
 def _held(t, grad, lower, upper):
