@@ -206,6 +206,11 @@ def fit(
         extra = [model(c.b, *theta) - c.ratio * model(c.a, *theta) for c in constraints]
         return np.concatenate([r, np.asarray(extra, dtype=float)])
 
+    def residual_rows(thetas):
+        cols = [thetas[:, j:j + 1] for j in range(k)]
+        extra = [model(c.b, *cols) - c.ratio * model(c.a, *cols) for c in constraints]
+        return np.hstack([model(n, *cols) - x, *[np.reshape(e, (-1, 1)) for e in extra]])
+
     def grad(nn, theta):
         full = gradient(nn, *theta) if not amdahl_only else gradient(nn, *theta, 0.0)
         return full[:, :k]
@@ -221,7 +226,7 @@ def fit(
     # kappa lives near 1e-4: a Jacobian step relative to 1e-6 at the least, not 1e-9.
     sol = solve(residuals, names=names, starts=[s[:k] for s in starts], lower=lower, upper=upper,
                 equations=n.size + len(constraints), scale=float(x @ x), label=label,
-                tol=1e-15, max_nfev=20000, jac_floor=1e-6, jac=jac)
+                tol=1e-15, max_nfev=20000, jac_floor=1e-6, jac=jac, rows=residual_rows)
     theta, at_bound, active, df_resid, cov = sol.theta, sol.at_bound, sol.active_bounds, sol.df_resid, sol.cov
     tol = 1e-7
     dof = f"{df_resid} residual degree{'s' if df_resid != 1 else ''} of freedom"

@@ -226,13 +226,18 @@ def fit_usl(n, x, *, weights: str = NONE, constraints=(), amdahl_only: bool = Fa
         extra = [(model(c.b, *theta) - c.ratio * model(c.a, *theta)) / s for c, s in zip(constraints, near)]
         return np.concatenate([r, np.asarray(extra, dtype=float)])
 
+    def residual_rows(thetas):
+        cols = [thetas[:, j:j + 1] for j in range(k)]
+        extra = [(model(c.b, *cols) - c.ratio * model(c.a, *cols)) / s for c, s in zip(constraints, near)]
+        return np.hstack([sw * (model(n, *cols) - x), *[np.reshape(e, (-1, 1)) for e in extra]])
+
     # Relative weights move the optimum a little from the unweighted one: start there, and from one
     # generic start in case they move it to another valley.
     starts = [tuple(base.params.to_numpy()), (float(np.max(x / n)), 0.1, 0.01)]
     sol = solve(residuals, names=names, starts=[s[:k] for s in starts], lower=np.zeros(k),
                 upper=np.array([np.inf, 1.0, 1.0][:k]), equations=n.size + len(constraints),
                 scale=float(n.size + len(constraints)), label="the relatively weighted USL", tol=1e-15,
-                max_nfev=20000, jac_floor=1e-6)
+                max_nfev=20000, jac_floor=1e-6, rows=residual_rows)
     theta = sol.theta
     notes = ["weighted least squares, weights 1/y² (equal relative errors)"]
     notes += [note for note in base.notes if not note.startswith(("sigma", "kappa"))]
