@@ -121,26 +121,20 @@ def test_an_unusable_refit_is_dropped_not_invented():
 
 
 def test_starts_solved_together_reach_the_fit_one_start_at_a_time_reaches(monkeypatch):
-    """A multi-start fit whose curve evaluates rows (mqperf.models._nls.nls) solves its starts in one batch;
-    the winner is the same minimum as with every start solved by least_squares."""
-    from mqperf.models import _nls, saturation
+    """The USL gives the solver its residual rows, so its starts are solved in one batch; the winner is
+    the same minimum as with every start solved by least_squares."""
+    from mqperf.models import _nls
 
-    rng = np.random.default_rng(8)
-    sizes = np.array([0.5, 1, 2, 4, 8, 16, 32, 64, 128], dtype=float)
-    for _ in range(5):
-        truth = (rng.uniform(20, 80), rng.uniform(0.5, 3.5), rng.uniform(0.6, 3.0))
-        y = saturation.hill(sizes, *truth) * (1 + rng.normal(0, 0.03, sizes.size))
-        batched = saturation.fit(sizes, y)
+    for seed in range(5):
+        n, ys, _ = _usl_problem(seed, rows=1, noise=0.03)
+        batched = usl.fit(n, ys[0])
         real = _nls._batched_starts
         monkeypatch.setattr(_nls, "_batched_starts", lambda rows, res, starts, lo, hi: [None] * len(starts))
-        single = saturation.fit(sizes, y)
+        single = usl.fit(n, ys[0])
         monkeypatch.setattr(_nls, "_batched_starts", real)
-
-        def cost(r):
-            return float(np.sum((saturation.hill(sizes, *r.params) - y) ** 2))
-
-        assert cost(batched) <= cost(single) * (1 + 1e-9)
-        assert np.allclose(batched.params, single.params, rtol=1e-5)
+        cost = [float(np.sum((usl.throughput(n, *r.params) - ys[0]) ** 2)) for r in (batched, single)]
+        assert cost[0] <= cost[1] * (1 + 1e-9)
+        assert np.allclose(batched.params, single.params, rtol=1e-6, atol=1e-12)
 
 
 def test_a_curve_whose_rows_disagree_is_solved_one_start_at_a_time():
