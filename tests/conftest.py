@@ -30,11 +30,21 @@ SHARED = Path(os.environ.get("MQPERF_SHARED", ROOT.parent / "shared"))
 def need_shared(sub: str) -> Path:
     path = SHARED / sub
     if not path.exists():
-        msg = f"{path} not found: the seeds and reference data live in ../shared beside the project"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg + " (required under CI)")
-        pytest.skip(msg)
+        unavailable(f"{path} not found: the seeds and reference data live in ../shared beside the project")
     return path
+
+
+def unavailable(msg: str):
+    """Skip with ``msg`` on a reader's machine; fail under CI (CI=true), where nothing may be missing."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(msg + " (required under CI)")
+    pytest.skip(msg)
+
+
+def need_program(path: str | None, name: str, package: str) -> None:
+    """A Debian program the test needs (``path`` as shutil.which found it): ``make system-deps`` installs it."""
+    if not path:
+        unavailable(f"{name} not installed: run `make system-deps` (Debian package {package})")
 
 
 @pytest.fixture(scope="session")
@@ -208,12 +218,7 @@ CHROMIUM_ARGS = ["--headless", *PRINT_ARGS]
 
 
 def _need_chromium():
-    if CHROMIUM:
-        return
-    msg = "chromium not installed: run `make system-deps` (Debian package chromium)"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(msg + " (required under CI)")
-    pytest.skip(msg)
+    need_program(CHROMIUM, "chromium", "chromium")
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ the title page, and every short table (caption to last row) on one page.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, _need_chromium
+from conftest import ROOT, _need_chromium, need_program
 
 MQPERF = str(Path(sys.executable).with_name("mqperf"))
 pytestmark = pytest.mark.browser
@@ -37,12 +36,7 @@ PDFTOTEXT = shutil.which("pdftotext")
 
 
 def _need_pdftotext():
-    if PDFTOTEXT:
-        return
-    msg = "pdftotext not installed: run `make system-deps` (Debian package poppler-utils)"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(msg + " (required under CI)")
-    pytest.skip(msg)
+    need_program(PDFTOTEXT, "pdftotext", "poppler-utils")
 
 
 def page_texts(pdf: Path) -> list[str]:
