@@ -216,3 +216,23 @@ def tally(cases: list[dict], run_case, false_sentences, tmp: Path) -> dict:
             totals[cls] = totals.get(cls, 0) + 1
             print(f"  {case['id']}: [{cls}] {key}: {why}")
     return {"sentences": sentences, **totals}
+
+
+def assert_no_false_sentences(found: list[tuple[str, str]]) -> None:
+    """A truth test's verdict on one case: every (class, text) an audit found is listed."""
+    assert not found, "\n".join(f"{cls}: {text}" for cls, text in found)
+
+
+def print_audits(cases, audit) -> None:
+    """Run ``audit(case, folder)`` over every case and print its false sentences and their count by
+    class: a truth test run as a script, to measure a chapter before and after a change."""
+    import tempfile
+    from collections import Counter
+
+    counts: Counter = Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in cases:
+            for cls, text in audit(case, Path(tmp)):
+                counts[cls] += 1
+                print(f"[{case.id}] {cls}: {text}")
+    print("false sentences by class:", dict(counts), "total", sum(counts.values()))

@@ -28,7 +28,6 @@ Rules, one per class of sentence:
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,17 +174,8 @@ def audit(case: Case, tmp: Path) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_every_sentence_holds_against_the_truth(case, tmp_path):
-    found = audit(case, tmp_path)
-    assert not found, "\n".join(f"{cls}: {text}" for cls, text in found)
+    props.assert_no_false_sentences(audit(case, tmp_path))
 
 
 if __name__ == "__main__":
-    import tempfile
-
-    counts: Counter = Counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        for case in CASES:
-            for cls, text in audit(case, Path(tmp)):
-                counts[cls] += 1
-                print(f"[{case.id}] {cls}: {text}")
-    print("false sentences by class:", dict(counts), "total", sum(counts.values()))
+    props.print_audits(CASES, audit)
