@@ -236,3 +236,17 @@ def print_audits(cases, audit) -> None:
                 counts[cls] += 1
                 print(f"[{case.id}] {cls}: {text}")
     print("false sentences by class:", dict(counts), "total", sum(counts.values()))
+
+
+def assert_refused_in_one_line(chapter: str, path: Path, text: str, column: str) -> None:
+    """``text`` written to ``path`` and run: a DataError of one line naming the file and ``column``."""
+    from mqperf.errors import DataError
+
+    path.write_text(text, encoding="utf-8")
+    try:
+        run(chapter, path)
+    except DataError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError(f"{chapter} accepted {text!r}")
+    assert "\n" not in message and str(path) in message and column in message, message

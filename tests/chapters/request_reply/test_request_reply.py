@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from mqperf.errors import DataError
 from mqperf.present.results import Missing
 
 import props  # noqa: E402
@@ -191,9 +190,4 @@ def test_think_times_split_a_series(tmp_path):
     ("clients,rate_msg_s,response_time_ms,think_time_ms\n1,100,2,-1\n", "think_time_ms"),
 ])
 def test_bad_input_is_one_line_naming_file_and_column(tmp_path, text, column):
-    path = tmp_path / "bad.csv"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(DataError) as info:
-        props.run(CHAPTER, path)
-    message = str(info.value)
-    assert "\n" not in message and str(path) in message and column in message
+    props.assert_refused_in_one_line(CHAPTER, tmp_path / "bad.csv", text, column)

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from mqperf.errors import DataError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/chapters: the shared props
 import props  # noqa: E402
@@ -96,12 +95,7 @@ def test_the_example_runs_and_says_it_is_synthetic():
     ("cipherspec,rate_rt_s,cpu_pct\nNo TLS,100,150\n", "cpu_pct"),
 ])
 def test_bad_input_is_one_line_naming_file_and_column(tmp_path, text, column):
-    path = tmp_path / "bad.csv"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(DataError) as info:
-        props.run(CHAPTER, path)
-    message = str(info.value)
-    assert "\n" not in message and column in message
+    props.assert_refused_in_one_line(CHAPTER, tmp_path / "bad.csv", text, column)
 
 
 # -- the book's data ----------------------------------------------------------------------------
