@@ -147,6 +147,25 @@ def borrowed_kernel(warm_kernel, monkeypatch):
 
 
 @pytest.fixture
+def untyped_channels(monkeypatch):
+    """The channels Altair had to look up by schema (3 ms each, see present.charts.channels), as
+    (encoding, value) pairs."""
+    import altair as alt
+    from altair.utils import core
+
+    seen = []
+    original = core._ChannelCache._wrap_in_channel
+
+    def watched(self, obj, encoding):
+        if not isinstance(obj, (alt.SchemaBase, list, tuple)):
+            seen.append((encoding, obj))
+        return original(self, obj, encoding)
+
+    monkeypatch.setattr(core._ChannelCache, "_wrap_in_channel", watched)
+    return seen
+
+
+@pytest.fixture
 def warm_mqperf(borrowed_kernel, monkeypatch):
     """``mqperf ARGS`` in this process, its notebook run in the session's warm kernel.
 

@@ -135,13 +135,14 @@ def runs_chart(estimates: pd.DataFrame, changes: pd.DataFrame, series: str, para
 
     data = charts.rounded(estimates, columns=["order", "run", "estimate", "lower", "upper"])
     x = alt.X("run:N", sort=list(estimates["run"]), title="run (in the order given)")
-    layers = [alt.Chart(data).mark_rule().encode(x=x, y=alt.Y("lower:Q", title=prose.symbol(parameter)), y2="upper:Q"),
-              alt.Chart(data).mark_point().encode(x=x, y="estimate:Q", tooltip=["run:N", "estimate:Q", "lower:Q",
-                                                                                   "upper:Q"])]
+    layers = [alt.Chart(data).mark_rule().encode(**charts.channels(
+                  x=x, y=alt.Y("lower:Q", title=prose.symbol(parameter)), y2="upper:Q")),
+              alt.Chart(data).mark_point().encode(**charts.channels(
+                  x=x, y="estimate:Q", tooltip=["run:N", "estimate:Q", "lower:Q", "upper:Q"]))]
     if len(changes):
         marks = charts.rounded(changes[["run"]].assign(label="change"), columns=["run", "label"])
         layers.append(alt.Chart(marks).mark_rule(color="#d1495b", strokeDash=[5, 3], strokeWidth=2)
-                      .encode(x=x, tooltip=["label:N", "run:N"]))
+                      .encode(**charts.channels(x=x, tooltip=["label:N", "run:N"])))
     return alt.layer(*layers).properties(
         title=f"{series}: {prose.symbol(parameter)} by run (95 % intervals; dashed: a confirmed change point)")
 

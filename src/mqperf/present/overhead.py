@@ -65,7 +65,7 @@ def chart(data: pd.DataFrame, *, x_title: str, columns: int = 2):
 
     ranges = [r for r in (MEASURED, BEYOND) if (data["range"] == r).any()]
     shown = charts.rounded(data, columns=["series", "n", "part", "share", "total", "order", "range", "crossover"])
-    bars = alt.Chart(shown).mark_bar().encode(
+    bars = alt.Chart(shown).mark_bar().encode(**charts.channels(
         x=alt.X("n:O", title=x_title, axis=alt.Axis(labelAngle=0)),
         y=alt.Y("share:Q", title="λ/X(N), by part", stack="zero"),
         color=alt.Color("part:N", title=None, sort=list(PARTS.values()),
@@ -78,7 +78,7 @@ def chart(data: pd.DataFrame, *, x_title: str, columns: int = 2):
         tooltip=["series:N", alt.Tooltip("n:Q", title="N"), "part:N", "share:Q", alt.Tooltip("range:N", title="N is"),
                  alt.Tooltip("total:Q", title="λ/X(N)"),
                  alt.Tooltip("crossover:Q", title="coherency > contention past N")],
-    ).properties(width=250, height=200)
+    )).properties(width=250, height=200)
     order = list(dict.fromkeys(data["series"]))
     # Each panel its own x axis: a shared one is drawn under an empty last cell too.
     return bars.facet(facet=alt.Facet("series:N", title=None, sort=order), columns=columns).resolve_axis(

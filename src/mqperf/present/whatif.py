@@ -50,8 +50,8 @@ def _slider(name: str, value: float, lo: float, hi: float, label: str, steps: in
 
 def _answers(lines: list[alt.Chart], width: int = 520) -> alt.LayerChart:
     """Text marks stacked from the top, one per answer; ``lines`` carry a ``label`` field."""
-    marks = [c.mark_text(align="left", baseline="top", fontSize=13, color=colour).encode(
-        x=alt.value(0), y=alt.value(i * _LINE), text="label:N")
+    marks = [c.mark_text(align="left", baseline="top", fontSize=13, color=colour).encode(**charts.channels(
+        x=alt.value(0), y=alt.value(i * _LINE), text="label:N"))
         for i, (c, colour) in enumerate(lines)]
     return alt.layer(*marks).properties(width=width, height=len(lines) * _LINE)
 
@@ -74,11 +74,11 @@ def _reference(frame: pd.DataFrame, x: str, y: str, *, log_x=False, log_y=False)
     data = charts.rounded(frame, columns=cols).assign(curve=FITTED)
     out = []
     if "lower" in cols:
-        out.append(alt.Chart(data).mark_area(opacity=0.15, color="#5c5c5c").encode(
-            x=alt.X(f"{x}:Q", scale=xs), y=alt.Y("lower:Q", scale=ys), y2="upper:Q"))
-    out.append(alt.Chart(data).mark_line(strokeDash=[6, 4]).encode(
+        out.append(alt.Chart(data).mark_area(opacity=0.15, color="#5c5c5c").encode(**charts.channels(
+            x=alt.X(f"{x}:Q", scale=xs), y=alt.Y("lower:Q", scale=ys), y2="upper:Q")))
+    out.append(alt.Chart(data).mark_line(strokeDash=[6, 4]).encode(**charts.channels(
         x=alt.X(f"{x}:Q", scale=xs), y=alt.Y(f"{y}:Q", scale=ys),
-        color=alt.Color("curve:N", scale=_COLOURS, title=None)))
+        color=alt.Color("curve:N", scale=_COLOURS, title=None))))
     return out
 
 
@@ -125,10 +125,10 @@ def usl(*, lam: float, sigma: float, kappa: float, target: float, n_max: int, re
     step = (n_max - 1) / 120
     curve = (alt.Chart(alt.sequence(1, n_max + step / 2, step, as_="n"))
              .transform_calculate(x=x_of, curve=f"'{WHATIF}'")
-             .mark_line().encode(x=alt.X("n:Q", title=x_title), y=alt.Y("x:Q", title=y_title),
-                                 color=alt.Color("curve:N", scale=_COLOURS, title=None)))
-    rule = _one("0").transform_calculate(t="target").mark_rule(strokeDash=[2, 2], color=charts.PALETTE[1]).encode(
-        y="t:Q")
+             .mark_line().encode(**charts.channels(x=alt.X("n:Q", title=x_title), y=alt.Y("x:Q", title=y_title),
+                                 color=alt.Color("curve:N", scale=_COLOURS, title=None))))
+    rule = _one("0").transform_calculate(t="target").mark_rule(strokeDash=[2, 2], color=charts.PALETTE[1]).encode(**charts.channels(
+        y="t:Q"))
     return _assemble(params, answers, [*_over(_reference(reference, "x", "fit"), curve), rule], title=title)
 
 
@@ -166,10 +166,10 @@ def tls_renegotiation(*, a: float, s0: float, size: float, sslrkeyc: float, refe
     curve = (alt.Chart(alt.sequence(lo, hi + 0.01, 0.05, as_="lk"))
              .transform_calculate(k_mb="pow(10, datum.lk) / 1048576", pct=over("pow(10, datum.lk)"),
                                   curve=f"'{WHATIF}'")
-             .mark_line().encode(x=alt.X("k_mb:Q", title="SSLRKEYC (MB)", scale=alt.Scale(type="log")),
+             .mark_line().encode(**charts.channels(x=alt.X("k_mb:Q", title="SSLRKEYC (MB)", scale=alt.Scale(type="log")),
                                  y=alt.Y("pct:Q", title="renegotiation cost (% of the TLS cost per message)",
                                          scale=alt.Scale(type="log")),
-                                 color=alt.Color("curve:N", scale=_COLOURS, title=None)))
+                                 color=alt.Color("curve:N", scale=_COLOURS, title=None))))
     ref = _reference(reference, "sslrkeyc_mb", "overhead_pct", log_x=True, log_y=True)
     return _assemble(params, answers, _over(ref, curve), title=title)
 
@@ -193,18 +193,18 @@ def connection_storm(*, scenarios: pd.DataFrame, rate: float, max_rate: float, m
               f"' CPU s per hour; engines needed at ≤ ' + {fmt(str(util * 100))} + ' % busy: ' + "
               f"ceil(round(datum.busy / {util!r} * 1e9) / 1e9)",
         y=f"(datum.i - 1) * {_LINE}").mark_text(align="left", baseline="top", fontSize=13,
-                                                 color=charts.PALETTE[0]).encode(
-        x=alt.value(0), y=alt.Y("y:Q", axis=None, scale=None), text="label:N").properties(
+                                                 color=charts.PALETTE[0]).encode(**charts.channels(
+        x=alt.value(0), y=alt.Y("y:Q", axis=None, scale=None), text="label:N")).properties(
         width=520, height=len(table) * _LINE)
     grid = np.linspace(0, max_rate, 21)
     lines = pd.concat([pd.DataFrame({"attempts_per_s": grid, "busy_engines": grid * c * 1e-6, "scenario": s})
                        for s, c in zip(table["scenario"], table["cpu_us"])], ignore_index=True)
-    fixed = alt.Chart(charts.rounded(lines)).mark_line().encode(
+    fixed = alt.Chart(charts.rounded(lines)).mark_line().encode(**charts.channels(
         x=alt.X("attempts_per_s:Q", title="connection attempts per second"),
-        y=alt.Y("busy_engines:Q", title="engines kept busy"), color=alt.Color("scenario:N", title=None))
-    at = alt.Chart(pd.DataFrame({"rate": [_v(rate)]})).mark_rule(strokeDash=[6, 4], color="#5c5c5c").encode(
-        x="rate:Q")
-    moving = _one("0").transform_calculate(r="rate").mark_rule(color=charts.PALETTE[1]).encode(x="r:Q")
+        y=alt.Y("busy_engines:Q", title="engines kept busy"), color=alt.Color("scenario:N", title=None)))
+    at = alt.Chart(pd.DataFrame({"rate": [_v(rate)]})).mark_rule(strokeDash=[6, 4], color="#5c5c5c").encode(**charts.channels(
+        x="rate:Q"))
+    moving = _one("0").transform_calculate(r="rate").mark_rule(color=charts.PALETTE[1]).encode(**charts.channels(x="r:Q"))
     return _assemble(params, answers, [fixed, at, moving], title=title)
 
 
@@ -253,8 +253,8 @@ def erlang_c(*, per_tx_us: float, servers: int, rate: float, max_servers: int, m
              .transform_filter("datum.a < servers")
              .transform_calculate(wait="datum.c / (servers - datum.a)", curve=f"'{WHATIF}'")
              .transform_filter(f"datum.wait <= {cap!r}")
-             .mark_line().encode(x=alt.X("r:Q", title="transactions per second (tx/s)"),
+             .mark_line().encode(**charts.channels(x=alt.X("r:Q", title="transactions per second (tx/s)"),
                                  y=alt.Y("wait:Q", title="mean queueing (service times)"),
-                                 color=alt.Color("curve:N", scale=_COLOURS, title=None)))
+                                 color=alt.Color("curve:N", scale=_COLOURS, title=None))))
     ref = reference[reference["wait"] <= cap]
     return _assemble(params, answers, _over(_reference(ref, "rate_tps", "wait"), curve), title=title)

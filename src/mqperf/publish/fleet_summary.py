@@ -332,14 +332,15 @@ def chart(frame, chapters: list[str]):
                           columns=["id", "series", "flag", "current", "peak"])
     top = float(max(data["current"].max(), data["peak"].max()))
     diagonal = pd.DataFrame({"current": [0.0, top], "peak": [0.0, top]})
-    points = alt.Chart(data).mark_point(filled=True).encode(
+    points = alt.Chart(data).mark_point(filled=True).encode(**charts.channels(
         x=alt.X("current:Q", title=f"best measured rate ({unit})"),
         y=alt.Y("peak:Q", title=f"modelled peak ({unit})"),
         color=alt.Color("flag:N", title="flags"),
         tooltip=[alt.Tooltip("id:N", title="id"), alt.Tooltip("series:N", title="series"),
                  alt.Tooltip("current:Q", title=f"best measured ({unit})"),
-                 alt.Tooltip("peak:Q", title=f"modelled peak ({unit})"), alt.Tooltip("flag:N", title="flags")])
-    line = alt.Chart(diagonal).mark_line(strokeDash=[4, 4], color="#999").encode(x="current:Q", y="peak:Q")
+                 alt.Tooltip("peak:Q", title=f"modelled peak ({unit})"), alt.Tooltip("flag:N", title="flags")]))
+    line = (alt.Chart(diagonal).mark_line(strokeDash=[4, 4], color="#999")
+            .encode(**charts.channels(x="current:Q", y="peak:Q")))
     return (line + points).properties(title=title)
 
 

@@ -57,6 +57,29 @@ def _theme() -> alt.theme.ThemeConfig:
 alt.theme.register("mqperf", enable=True)(_theme)
 
 
+def _channel_class(name: str, suffix: str = ""):
+    return getattr(alt, name[0].upper() + name[1:] + suffix)
+
+
+def channels(**encoding) -> dict:
+    """``encoding`` for ``Chart.encode`` with every shorthand already a typed channel.
+
+    Given a string (``y2="upper:Q"``), a list of them (a tooltip) or ``alt.value(v)``, Altair finds
+    the channel's class by hashing every class's JSON schema, about 3 ms a channel; given
+    ``alt.Y2("upper:Q")`` it takes the object as it is. The spec is the same either way.
+    """
+    def typed(name, value):
+        if isinstance(value, str):
+            return _channel_class(name)(value)
+        if isinstance(value, list):
+            return [typed(name, v) for v in value]
+        if isinstance(value, dict) and value.keys() == {"value"}:
+            return _channel_class(name, "Value")(value["value"])
+        return value
+
+    return {name: typed(name, value) for name, value in encoding.items()}
+
+
 #: A title longer than this many characters is set on several lines: Vega draws a title on one line
 #: however wide its chart, and past the chart's edge it is cut (in print, and in narrow windows).
 TITLE_CHARS = 64
@@ -229,7 +252,7 @@ def measured_vs_fitted(
     base_curves = alt.Chart(rounded(curves, columns=["x", "fit", series]))
     bands = band_rows(curves, series)
     labels = sorted(dict.fromkeys(bands["band"]), key=lambda label: label == PRED_BAND)  # the curve's band first
-    band = alt.Chart(rounded(bands)).mark_area().encode(
+    band = alt.Chart(rounded(bands)).mark_area().encode(**channels(
         x=alt.X("x:Q", title=x_title), y=alt.Y("lower:Q", title=y_title), y2="upper:Q", color=colour,
         detail="band:N",
         # An ordinal (discrete) scale: the default point scale needs two range values, so one band drew opaque.
@@ -238,24 +261,25 @@ def measured_vs_fitted(
                             scale=alt.Scale(type="ordinal",
             domain=labels, range=[_BAND_OPACITY.get(label, 0.28) for label in labels])),
         tooltip=[f"{series}:N", "band:N", "x:Q", "lower:Q", "upper:Q"],
-    )
-    line = base_curves.mark_line().encode(x=alt.X("x:Q", title=x_title), y=alt.Y("fit:Q", title=y_title), color=colour)
+    ))
+    line = base_curves.mark_line().encode(**channels(x=alt.X("x:Q", title=x_title), y=alt.Y("fit:Q", title=y_title),
+                                                     color=colour))
     points = (
         alt.Chart(rounded(sampled(measured, by=[series]), columns=[x, y, series, "basis"]))
         .mark_point()
-        .encode(
+        .encode(**channels(
             x=xenc,
             y=alt.Y(f"{y}:Q", title=y_title),
             color=colour,
             shape=alt.Shape("basis:N", title="basis", scale=alt.Scale(domain=["measured", "derived"], range=["circle", "diamond"])),
             tooltip=[f"{series}:N", f"{x}:Q", f"{y}:Q", "basis:N"],
-        )
+        ))
     )
     layers = ([band] if labels else []) + [line, points]
     if constraints is not None and len(constraints):
-        rules = alt.Chart(rounded(constraints)).mark_rule(strokeDash=[4, 3], opacity=0.6).encode(
+        rules = alt.Chart(rounded(constraints)).mark_rule(strokeDash=[4, 3], opacity=0.6).encode(**channels(
             x="x:Q", color=colour, tooltip=["label:N"]
-        )
+        ))
         layers.append(rules)
     return alt.layer(*layers).properties(title=title)
 
@@ -265,14 +289,14 @@ def residuals(frame: pd.DataFrame, *, x: str, series: str = "series", x_title: s
     return (
         alt.Chart(rounded(sampled(frame, by=[series]), columns=[x, "resid_pct", series]))
         .mark_point()
-        .encode(
+        .encode(**channels(
             x=alt.X(f"{x}:Q", title=x_title),
             y=alt.Y("resid_pct:Q", title="residual (% of fitted)"),
             color=alt.Color(f"{series}:N", title=None),
             tooltip=[f"{series}:N", f"{x}:Q", "resid_pct:Q"],
-        )
+        ))
         .properties(title=title, height=180)
-        + alt.Chart(pd.DataFrame({"zero": [0]})).mark_rule(color="#888").encode(y="zero:Q")
+        + alt.Chart(pd.DataFrame({"zero": [0]})).mark_rule(color="#888").encode(**channels(y="zero:Q"))
     )
 
 
@@ -286,7 +310,7 @@ def bars(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_ti
     if colour:
         enc["color"] = alt.Color(f"{colour}:N", title=None)
         enc["xOffset"] = f"{colour}:N"
-    return alt.Chart(rounded(frame, columns=[x, y, colour])).mark_bar().encode(**enc).properties(title=title)
+    return alt.Chart(rounded(frame, columns=[x, y, colour])).mark_bar().encode(**channels(**enc)).properties(title=title)
 
 
 def lines(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_title: str, y_title: str, title: str,
@@ -297,7 +321,8 @@ def lines(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None, x_t
            "tooltip": [f"{x}:Q", f"{y}:Q"]}
     if colour:
         enc["color"] = alt.Color(f"{colour}:N", title=None)
-    return alt.Chart(rounded(frame, columns=[x, y, colour])).mark_line(point=points).encode(**enc).properties(title=title)
+    return (alt.Chart(rounded(frame, columns=[x, y, colour])).mark_line(point=points).encode(**channels(**enc))
+            .properties(title=title))
 
 
 def timeline(frame: pd.DataFrame, *, time: str, y: str, colour: str, y_title: str, title: str,
@@ -305,11 +330,11 @@ def timeline(frame: pd.DataFrame, *, time: str, y: str, colour: str, y_title: st
     """Rates over time (one line per ``colour`` value), with shaded bands (columns ``start``,
     ``end``) marking periods the chapter found, e.g. busy periods. Times are ISO strings."""
     data = rounded(frame, columns=[time, y, colour])
-    lines_ = alt.Chart(data).mark_line(point=len(data) <= 200).encode(
+    lines_ = alt.Chart(data).mark_line(point=len(data) <= 200).encode(**channels(
         x=alt.X(f"{time}:T", title="time"), y=alt.Y(f"{y}:Q", title=y_title),
-        color=alt.Color(f"{colour}:N", title=None), tooltip=[f"{time}:T", f"{colour}:N", f"{y}:Q"])
+        color=alt.Color(f"{colour}:N", title=None), tooltip=[f"{time}:T", f"{colour}:N", f"{y}:Q"]))
     if bands is None or bands.empty:
         return lines_.properties(title=title)
-    shade = alt.Chart(bands).mark_rect(opacity=0.15, color="#edae49").encode(
-        x=alt.X("start:T"), x2="end:T", tooltip=["start:T", "end:T"])
+    shade = alt.Chart(bands).mark_rect(opacity=0.15, color="#edae49").encode(**channels(
+        x=alt.X("start:T"), x2="end:T", tooltip=["start:T", "end:T"]))
     return alt.layer(shade, lines_).properties(title=title)

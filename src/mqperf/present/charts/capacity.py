@@ -13,7 +13,7 @@ from typing import Sequence
 import altair as alt
 import pandas as pd
 
-from mqperf.present.charts import rounded, sampled
+from mqperf.present.charts import channels, rounded, sampled
 
 
 def models_and_points(measured: pd.DataFrame, lines: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str,
@@ -24,10 +24,10 @@ def models_and_points(measured: pd.DataFrame, lines: pd.DataFrame, *, x: str, y:
     colour = alt.Color(f"{series}:N", title=None)
     xenc = alt.X(f"{x}:Q", title=x_title)
     yenc = alt.Y(f"{y}:Q", title=y_title)
-    drawn = alt.Chart(rounded(lines, columns=[series, x, curve, y])).mark_line().encode(
+    drawn = alt.Chart(rounded(lines, columns=[series, x, curve, y])).mark_line().encode(**channels(
         x=xenc, y=yenc, color=colour, detail=f"{curve}:N",
         strokeDash=alt.StrokeDash(f"{curve}:N", title=None, sort=list(curve_order) if curve_order else "ascending"),
-        tooltip=[f"{series}:N", f"{curve}:N", f"{x}:Q", f"{y}:Q"])
-    points = alt.Chart(rounded(sampled(measured, by=[series]), columns=[series, x, y])).mark_point().encode(
-        x=xenc, y=yenc, color=colour, tooltip=[f"{series}:N", f"{x}:Q", f"{y}:Q"])
+        tooltip=[f"{series}:N", f"{curve}:N", f"{x}:Q", f"{y}:Q"]))
+    points = alt.Chart(rounded(sampled(measured, by=[series]), columns=[series, x, y])).mark_point().encode(**channels(
+        x=xenc, y=yenc, color=colour, tooltip=[f"{series}:N", f"{x}:Q", f"{y}:Q"]))
     return alt.layer(drawn, points).properties(title=title)

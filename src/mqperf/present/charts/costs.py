@@ -11,7 +11,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from mqperf.present.charts import PALETTE, rounded
+from mqperf.present.charts import PALETTE, channels, rounded
 
 
 def log_lines(frame: pd.DataFrame, *, x: str, y: str, colour: str, colour_title: str, x_title: str, y_title: str,
@@ -23,13 +23,13 @@ def log_lines(frame: pd.DataFrame, *, x: str, y: str, colour: str, colour_title:
     """
     ex = alt.X(f"{x}:Q", scale=alt.Scale(type="log"), title=x_title)
     ey = alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title)
-    lines = alt.Chart(rounded(frame)).mark_line().encode(
+    lines = alt.Chart(rounded(frame)).mark_line().encode(**channels(
         x=ex, y=ey, color=alt.Color(f"{colour}:N", title=colour_title, sort=None),
-        tooltip=[f"{colour}:N", f"{x}:Q", f"{y}:Q"])
+        tooltip=[f"{colour}:N", f"{x}:Q", f"{y}:Q"]))
     if mark is None:
         return lines.properties(title=title)
-    point = alt.Chart(rounded(pd.DataFrame([mark]))).mark_point(shape="diamond", size=120, color="#333").encode(
-        x=ex, y=ey, tooltip=["label:N", f"{x}:Q", f"{y}:Q"])
+    point = alt.Chart(rounded(pd.DataFrame([mark]))).mark_point(shape="diamond", size=120, color="#333").encode(**channels(
+        x=ex, y=ey, tooltip=["label:N", f"{x}:Q", f"{y}:Q"]))
     return alt.layer(lines, point).properties(title=title)
 
 
@@ -39,11 +39,11 @@ def labelled_grid(frame: pd.DataFrame, *, x: str, y: str, colour: str, label: st
     with the short text ``label`` in it; ``tooltip`` names the fields a cell's tooltip shows."""
     order_y = list(dict.fromkeys(frame[y]))
     order_x = list(dict.fromkeys(frame[x]))
-    base = alt.Chart(frame).encode(
+    base = alt.Chart(frame).encode(**channels(
         x=alt.X(f"{x}:N", sort=order_x, title=x_title, axis=alt.Axis(labelAngle=-40)),
         y=alt.Y(f"{y}:N", sort=order_y, title=y_title),
-        tooltip=[f"{t}:N" for t in tooltip])
-    cells = base.mark_rect(stroke="white").encode(color=alt.Color(f"{colour}:N", title=colour_title,
-                                                                  scale=alt.Scale(range=PALETTE)))
-    text = base.mark_text(fontSize=14, color="black").encode(text=f"{label}:N")
+        tooltip=[f"{t}:N" for t in tooltip]))
+    cells = base.mark_rect(stroke="white").encode(**channels(color=alt.Color(f"{colour}:N", title=colour_title,
+                                                                  scale=alt.Scale(range=PALETTE))))
+    text = base.mark_text(fontSize=14, color="black").encode(**channels(text=f"{label}:N"))
     return alt.layer(cells, text).properties(title=title, width=width, height=height)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from mqperf.present.charts import rounded, sampled
+from mqperf.present.charts import channels, rounded, sampled
 
 #: Rows beyond this many do not make the chart taller.
 MAX_BARS = 60
@@ -20,9 +20,9 @@ def horizontal_bars(frame: pd.DataFrame, *, label: str, value: str, colour: str,
     """One horizontal bar per row of ``frame``: ``label`` on the vertical axis in the frame's order,
     ``value`` along it, coloured by ``colour``; rows sampled and rounded as every chart's are."""
     data = rounded(sampled(frame), columns=[label, value, colour])
-    return alt.Chart(data).mark_bar().encode(
+    return alt.Chart(data).mark_bar().encode(**channels(
         y=alt.Y(f"{label}:N", sort=None, title=None, axis=alt.Axis(labelLimit=300)),
         x=alt.X(f"{value}:Q", title=value_title),
         color=alt.Color(f"{colour}:N", title=colour_title),
         tooltip=[f"{label}:N", f"{value}:Q", f"{colour}:N"],
-    ).properties(title=title, height=max(min_height, row_height * min(len(frame), MAX_BARS)))
+    )).properties(title=title, height=max(min_height, row_height * min(len(frame), MAX_BARS)))

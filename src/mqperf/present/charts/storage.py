@@ -11,7 +11,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from mqperf.present.charts import lines, rounded, sampled
+from mqperf.present.charts import channels, lines, rounded, sampled
 
 #: Long category labels (a configuration's description) are shown whole up to this many pixels.
 LABEL_LIMIT = 320
@@ -23,12 +23,12 @@ def dots(frame: pd.DataFrame, *, x: str, y: str, colour: str, x_title: str, titl
     coloured by where it comes from (``colour``); the height grows with the rows."""
     frame = sampled(rounded(frame))
     scale = alt.Scale(type="log") if log_x else alt.Undefined
-    return alt.Chart(frame).mark_point(size=140, filled=True).encode(
+    return alt.Chart(frame).mark_point(size=140, filled=True).encode(**channels(
         y=alt.Y(f"{y}:N", sort=None, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
         x=alt.X(f"{x}:Q", scale=scale, title=x_title),
         color=alt.Color(f"{colour}:N", title=None),
         tooltip=[f"{y}:N", f"{x}:Q"],
-    ).properties(title=title, height=max(150, 18 * len(frame)))
+    )).properties(title=title, height=max(150, 18 * len(frame)))
 
 
 def stacked_bars(frame: pd.DataFrame, *, y: str, x: str, part: str, order: str, parts: list[str], x_title: str,
@@ -36,13 +36,13 @@ def stacked_bars(frame: pd.DataFrame, *, y: str, x: str, part: str, order: str, 
     """Horizontal bars per category (``y``, in the frame's order), each the sum of its ``x`` over
     ``part`` (stacked in ``order``, coloured in the order ``parts``); ``counts``: whole-number ticks."""
     axis = alt.Axis(tickMinStep=1, format="d") if counts else alt.Undefined
-    return alt.Chart(rounded(frame)).mark_bar().encode(
+    return alt.Chart(rounded(frame)).mark_bar().encode(**channels(
         y=alt.Y(f"{y}:N", sort=None, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
         x=alt.X(f"sum({x}):Q", title=x_title, axis=axis),
         color=alt.Color(f"{part}:N", title=None, sort=parts),
         order=alt.Order(f"{order}:Q"),
         tooltip=[f"{y}:N", f"{part}:N", f"{x}:Q"],
-    ).properties(title=title, height=height)
+    )).properties(title=title, height=height)
 
 
 def curves_beyond(curves: pd.DataFrame, points: pd.DataFrame, *, y: str, series: str,
@@ -56,15 +56,15 @@ def curves_beyond(curves: pd.DataFrame, points: pd.DataFrame, *, y: str, series:
     base = alt.Chart(rounded(curves))
     layers = []
     if curves["lower"].notna().any():
-        layers.append(base.mark_area(opacity=0.15).encode(x=x, y=alt.Y("lower:Q", title=y_title), y2="upper:Q",
-                                                            color=colour))
-    layers.append(base.transform_filter("!datum.beyond").mark_line().encode(x=x, y=alt.Y("fit:Q", title=y_title),
-                                                                             color=colour))
-    layers.append(base.transform_filter("datum.beyond").mark_line(strokeDash=[5, 4]).encode(
-        x=x, y=alt.Y("fit:Q", title=y_title), color=colour))
+        layers.append(base.mark_area(opacity=0.15).encode(**channels(x=x, y=alt.Y("lower:Q", title=y_title), y2="upper:Q",
+                                                            color=colour)))
+    layers.append(base.transform_filter("!datum.beyond").mark_line().encode(**channels(x=x, y=alt.Y("fit:Q", title=y_title),
+                                                                             color=colour)))
+    layers.append(base.transform_filter("datum.beyond").mark_line(strokeDash=[5, 4]).encode(**channels(
+        x=x, y=alt.Y("fit:Q", title=y_title), color=colour)))
     pts = sampled(points, by=[series])
-    layers.append(alt.Chart(rounded(pts)).mark_point().encode(
-        x=x, y=alt.Y(f"{y}:Q", title=y_title), color=colour, tooltip=[f"{series}:N", "x:Q", f"{y}:Q"]))
+    layers.append(alt.Chart(rounded(pts)).mark_point().encode(**channels(
+        x=x, y=alt.Y(f"{y}:Q", title=y_title), color=colour, tooltip=[f"{series}:N", "x:Q", f"{y}:Q"])))
     return alt.layer(*layers).properties(title=title)
 
 
@@ -72,9 +72,9 @@ def bars_side_by_side(frame: pd.DataFrame, *, y: str, panels: list[tuple[str, st
                       width: int = 240, height: int = 90) -> alt.HConcatChart:
     """One horizontal bar chart per (field, axis title) in ``panels``, side by side, bars coloured by
     the category ``y`` (no legend: the axis names them)."""
-    base = alt.Chart(rounded(frame)).encode(y=alt.Y(f"{y}:N", title=None, sort=None),
-                                            color=alt.Color(f"{y}:N", legend=None))
-    charts = [base.mark_bar().encode(x=alt.X(f"{field}:Q", title=axis_title), tooltip=[f"{y}:N", f"{field}:Q"])
+    base = alt.Chart(rounded(frame)).encode(**channels(y=alt.Y(f"{y}:N", title=None, sort=None),
+                                            color=alt.Color(f"{y}:N", legend=None)))
+    charts = [base.mark_bar().encode(**channels(x=alt.X(f"{field}:Q", title=axis_title), tooltip=[f"{y}:N", f"{field}:Q"]))
               .properties(width=width, height=height) for field, axis_title in panels]
     return alt.hconcat(*charts).properties(title=title)
 
@@ -84,4 +84,4 @@ def log_lines(frame: pd.DataFrame, *, x: str, y: str, colour: str | None = None,
     """Curves on log-log axes (:func:`mqperf.present.charts.lines` with a log y scale too)."""
     chart = lines(frame, x=x, y=y, colour=colour, x_title=x_title, y_title=y_title, title=title, log_x=True,
                   points=points)
-    return chart.encode(y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log")))
+    return chart.encode(**channels(y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log"))))
