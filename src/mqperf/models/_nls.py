@@ -69,22 +69,28 @@ def nls(
     weights: np.ndarray | None = None,
     label: str = "the model",
     gradient: Callable | None = None,
+    batch: bool = False,
 ) -> NLSFit:
     """Fit ``y ≈ fn(x, *θ)`` within ``lower ≤ θ ≤ upper``; the best of several starts wins.
 
     ``gradient(x, *θ)``, when the curve knows it, is ∂fn/∂θ (rows as points, columns as
     parameters): the solver and the covariance use it instead of finite differences.
+    ``batch``: the starts are solved together (:func:`solve`'s ``rows``), for a curve that
+    broadcasts columns of parameters over ``x``. Off by default: solved together, the MVA's flat
+    valley ended at points whose residual checks differed between BLAS kernels (the determinism
+    test's Prescott pass); a curve is batched only where that test shows its fits do not move.
     """
     sw = np.sqrt(np.ones_like(y) if weights is None else weights)
 
     def residuals(theta):
         return sw * (fn(x, *theta) - y)
 
+    def rows(thetas):
+        return sw * (fn(x, *(thetas[:, [k]] for k in range(thetas.shape[1]))) - y)
+
     jac = None if gradient is None else (lambda theta: sw[:, None] * gradient(x, *theta))
-    # Starts one at a time (no ``rows``): solved together, the MVA's flat valley ended at points whose
-    # residual checks differed between BLAS kernels (the determinism test's Prescott pass).
     return solve(residuals, names=names, starts=starts, lower=lower, upper=upper, equations=y.size,
-                 scale=float(np.sum((sw * y) ** 2)), label=label, jac=jac)
+                 scale=float(np.sum((sw * y) ** 2)), label=label, jac=jac, rows=rows if batch else None)
 
 
 def solve(
@@ -137,7 +143,8 @@ def solve(
     options = dict(ftol=tol, xtol=tol, gtol=tol, max_nfev=max_nfev, jac=jac if jac is not None else "2-point")
     with np.errstate(all="ignore"):
         inside = [_inside(start, lower, upper) for start in start_order(starts)]
-        batched = _batched_starts(rows, residuals, inside, lower, upper)
+        # Below this cost a start went through the points (:func:`pick_best`'s floor for an exact fit).
+        batched = _batched_starts(rows, residuals, inside, lower, upper, 1e-20 * max(scale, 0.0))
         for theta0, done in zip(inside, batched):
             if done is not None:
                 solutions.append(done)
@@ -187,7 +194,7 @@ class _Solved:
     cost: float
 
 
-def _batched_starts(rows, residuals, starts: list, lower: np.ndarray, upper: np.ndarray) -> list:
+def _batched_starts(rows, residuals, starts: list, lower: np.ndarray, upper: np.ndarray, exact_cost: float) -> list:
     """Per start, its batched solution, or None where ``least_squares`` must solve it (no ``rows``,
     a curve whose rows disagree with ``residuals``, or a start that did not converge)."""
     if rows is None or len(starts) < 2:
@@ -202,7 +209,7 @@ def _batched_starts(rows, residuals, starts: list, lower: np.ndarray, upper: np.
         agree = False
     if not agree:
         return [None] * len(starts)
-    theta, cost, ok = minimise_rows(rows, np.vstack(starts), lower, upper)
+    theta, cost, ok = minimise_rows(rows, np.vstack(starts), lower, upper, exact_cost=exact_cost)
     return [_Solved(theta[i].copy(), float(cost[i])) if ok[i] else None for i in range(len(starts))]
 
 

@@ -140,7 +140,7 @@ def fit_throughput(b, x, *, weights="relative", data_name=None, data_hash=None) 
     t_c0 = t_c0 if t_c0 > 0 else 0.5 * b.min() / x.max()
     res = nls(throughput, b, x, names=("t_c", "t_m"),
               starts=[(t_c0, t_m0), (b.min() / x.min(), 0.5 / x.max())],
-              lower=[0, 0], upper=[np.inf, np.inf], weights=w, label="the unit-of-work throughput model")
+              lower=[0, 0], upper=[np.inf, np.inf], weights=w, label="the unit-of-work throughput model", batch=True)
     notes = [how, *_common_notes(res, "two batch sizes")]
     if "t_c" in res.at_bound:
         notes.append("t_c is on its bound 0: batching shows no gain in these data")
@@ -170,7 +170,7 @@ def fit_log_bytes(b, log_bytes_per_msg, *, weights="none", data_name=None, data_
     w, how = resolve_weights(weights, y)
     l_m0, l_c0 = _linear_start(b, y, w)
     res = nls(log_bytes, b, y, names=("l_m", "l_c"), starts=[(max(l_m0, 1e-9), max(l_c0, 1e-9)), (y.min(), 1.0)],
-              lower=[0, 0], upper=[np.inf, np.inf], weights=w, label="the log-bytes model")
+              lower=[0, 0], upper=[np.inf, np.inf], weights=w, label="the log-bytes model", batch=True)
     notes = [how, *_common_notes(res, "two batch sizes")]
     if "l_c" in res.at_bound:
         notes.append("l_c is on its bound 0: the bytes per message do not fall with larger units of work here")

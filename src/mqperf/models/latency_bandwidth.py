@@ -136,7 +136,7 @@ def fit(size, rate, *, weights="relative", data_name: str | None = None, data_ha
     t_min = float(np.min(1 / rate))
     starts = [(max(a0, 1e-3 * t_min), 1 / c0), (0.5 * t_min, 1 / c0), (1e-3 * t_min, 2 / c0)]
     res = nls(message_rate, size, rate, names=NAMES, starts=starts, lower=[0, 0], upper=[np.inf, np.inf],
-              weights=w, label="the latency-bandwidth model", gradient=message_rate_gradient)
+              weights=w, label="the latency-bandwidth model", gradient=message_rate_gradient, batch=True)
     notes = [how]
     if res.df_resid == 0:
         notes.append("exactly identified: two sizes for two parameters, so no standard errors or intervals")

@@ -26,7 +26,7 @@ import numpy as np
 from mqperf.errors import ModelError
 
 #: Iterations before a refit is handed to ``least_squares``.
-MAX_ITER = 200
+MAX_ITER = 1000
 #: Relative decrease of the cost below which an accepted step ends a refit.
 FTOL = 1e-12
 
@@ -129,7 +129,7 @@ def _batched(fn, x, ys, scales, theta0, free, lower, upper, start):
         return th, ok
 
 
-def _iterate(resid, rows, q, th, lower, upper):
+def _iterate(resid, rows, q, th, lower, upper, exact_cost: float = 0.0):
     every = np.arange(rows)
     with np.errstate(all="ignore"):
         r = resid(th, every)
@@ -168,21 +168,23 @@ def _iterate(resid, rows, q, th, lower, upper):
         ok = done & ~failed & np.all(np.isfinite(th), axis=1)
         idx = np.flatnonzero(ok)
         if idx.size:
-            ok[idx] = _stationary(resid, th[idx], r[idx], idx, lower, upper)
+            ok[idx] = _stationary(resid, th[idx], r[idx], idx, lower, upper, exact_cost)
     return th, ok
 
 
-def minimise_rows(resid_rows, starts: np.ndarray, lower: np.ndarray, upper: np.ndarray):
+def minimise_rows(resid_rows, starts: np.ndarray, lower: np.ndarray, upper: np.ndarray, *, exact_cost: float = 0.0):
     """Minimise ``Σ resid_rows(θ)²`` from each row of ``starts`` at once (a multi-start fit).
 
     ``resid_rows(T)`` gives the residuals of every row of parameters ``T`` (shape (rows, points)).
     Returns the solutions, their costs (½ Σ r², as ``least_squares`` reports) and which rows
-    converged to a stationary point; the caller solves the others one at a time.
+    converged to a stationary point; the caller solves the others one at a time. A row whose cost
+    is at most ``exact_cost`` went through the points (what is left is float noise, whose
+    direction the stationarity test cannot judge): it counts as converged.
     """
     th = np.array(starts, dtype=float)
     rows = th.shape[0]
     try:
-        th, ok = _iterate(lambda t, idx: resid_rows(t), rows, th.shape[1], th, lower, upper)
+        th, ok = _iterate(lambda t, idx: resid_rows(t), rows, th.shape[1], th, lower, upper, exact_cost)
     except (ArithmeticError, ValueError, np.linalg.LinAlgError, ModelError):
         return th, np.full(rows, np.inf), np.zeros(rows, dtype=bool)
     with np.errstate(all="ignore"):
@@ -198,7 +200,7 @@ def _held(t, grad, lower, upper):
     return (at_lower & (grad > 0)) | (at_upper & (grad < 0))
 
 
-def _stationary(resid, t, r, idx, lower, upper):
+def _stationary(resid, t, r, idx, lower, upper, exact_cost: float = 0.0):
     """Rows where every parameter not held on a bound has a gradient the residuals are orthogonal
     to (cosine between r and its Jacobian column at most 1e-5; scale-free, as
     :func:`mqperf.models._nls.pressed_bounds` tests): a true minimum, not a stalled iteration."""
@@ -206,7 +208,7 @@ def _stationary(resid, t, r, idx, lower, upper):
     grad = np.einsum("bnk,bn->bk", jac, r)
     norms = np.linalg.norm(jac, axis=1) * np.linalg.norm(r, axis=1)[:, None]
     cos = np.where(norms > 0, np.abs(grad) / np.where(norms > 0, norms, 1.0), 0.0)
-    exact = np.linalg.norm(r, axis=1) == 0
+    exact = 0.5 * np.sum(r * r, axis=1) <= exact_cost
     return exact | np.all((cos <= 1e-5) | _held(t, grad, lower, upper), axis=1)
 
 

@@ -163,7 +163,7 @@ def fit(delay_ms, rate, clients=None, *, weights="relative", data_name: str | No
     r_min = float(resp.min())
     starts = [(max(a0, 1e-3 * r_min), k0), (0.5 * r_min, k0), (r_min, 0.5 * k0)]
     res = nls(per_client_rate, d, y, names=NAMES, starts=starts, lower=[0, 0], upper=[np.inf, np.inf],
-              weights=w, label="the round-trip model")
+              weights=w, label="the round-trip model", batch=True)
     notes = [how]
     notes.append("k is the number of round trips of d a request waits for" if per_client else
                  "no client counts: the slope is k/N, and k cannot be told from the concurrency")

@@ -147,7 +147,7 @@ def fit(size, effect, *, weights="none", y_max_upper: float = np.inf,
     # nothing about it, and an unbounded search wanders off to s50 → ∞ (y_max → ∞) for minutes.
     ln_lo, ln_hi = np.log(size.min()) - LN_S50_REACH, np.log(size.max()) + LN_S50_REACH
     res = nls(hill, size, y, names=NAMES, starts=starts, lower=[0, ln_lo, 0], upper=[y_max_upper, ln_hi, H_MAX],
-              weights=w, label="the Hill curve", gradient=hill_gradient)
+              weights=w, label="the Hill curve", gradient=hill_gradient, batch=True)
     notes = [how]
     exact = float(np.sum((hill(size, *res.theta) - y) ** 2)) <= NOISE_SSR * (float(y @ y) or 1.0)
     if res.df_resid == 0:

@@ -393,7 +393,7 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
         else:
             starts = [[max(h.max(), 1e-6), s0] for s0 in (1e3, 1e4, 1e5, 1e6, 1e7)]
             sol = nls(_ratio_two, x, y, names=["a", "s0"], starts=starts, lower=[0.0, 1.0], upper=[np.inf, 1e15],
-                      weights=w, label="the renegotiation model")
+                      weights=w, label="the renegotiation model", batch=True)
         if "s0" in sol.at_bound:
             notes.append("s0 at a bound: the ratios do not show the per-message cost growing more slowly than size")
         return RenegotiationResult(

@@ -17,6 +17,7 @@ from mqperf.chapters.request_reply import (BOUND_CURVE, CHAPTER, EXAMPLE, FIGURE
 from mqperf.chapters.request_reply import fits as f
 from mqperf.chapters.request_reply import text
 from mqperf.data import aggregate, views
+from mqperf.data.views import request_reply as book_view
 from mqperf.errors import ModelError
 from mqperf.models import closed_loop
 from mqperf.present import cards, prose
@@ -57,7 +58,7 @@ def analyse(p: dict) -> Results:
 
     # -- the USL fit and the response time it implies --------------------------------------------
     fits = f.fit_all(pts, data_name=src.name, data_hash=src.sha256)
-    peaks = opened.attrs.get("peaks") if src.book_data else None
+    peaks = book_view.peaks() if src.book_data else None
     against = f.peaks_against_fits(peaks, opened.attrs.get("chart_keys", {}), fits) if peaks is not None else None
     r.table("peaks", f.peaks_table(peaks) if peaks is not None else None, caption="The report's printed peaks: "
             "rate, CPU and clients at each message size (one run each), with the response time N / X and the CPU "
@@ -166,7 +167,7 @@ def _curves(fits, cal, solved: dict, pts: pd.DataFrame, grid: np.ndarray) -> pd.
     """Every model's rate and response time on the client grid, per series (None: nothing to draw)."""
     def closed(frame: pd.DataFrame, curve: str) -> pd.DataFrame:
         frame = frame.astype({N: int})
-        z = frame["series"].map(lambda s: f.think_s(pts, s))
+        z = frame["series"].map({s: f.think_s(pts, s) for s in frame["series"].unique()})
         return frame.assign(curve=curve, response_ms=closed_loop.response_ms(frame[N], frame["rate"], z))[
             ["series", N, "curve", "rate", "response_ms"]]
 

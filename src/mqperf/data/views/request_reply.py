@@ -5,8 +5,10 @@ columns) become contract rows, one series per figure and curve, leaving out the 
 ``tls_ciphers`` chapter reads those). The report prints no response time: ``response_time_ms`` is
 derived from Little's law with no think time, R = N / X (PerfHarness requesters send the next request as
 soon as the reply arrives), so the chapter's Little's-law check holds by construction on this data. The
-printed peak tables of the same workloads (:data:`PEAKS`) travel with the frame as ``attrs["peaks"]``
-(rate, CPU % and clients at each message size), for the chapter to show beside the curves.
+printed peak tables of the same workloads (:data:`PEAKS`, by :func:`peaks`: rate, CPU % and clients at
+each message size) are for the chapter to show beside the curves. They are not kept in the frame's
+``attrs``: pandas deep-copies ``attrs`` into every frame an operation makes, and copying that table
+was a fifth of the chapter's analysis.
 
 
 The request/reply chapter prices a message with three of the book's published figures when the
@@ -70,7 +72,6 @@ def rate_chart(name: str, frame: pd.DataFrame) -> pd.DataFrame:
                         "chart_uncertainty": rows["chart_uncertainty"].astype(float).to_numpy()})
     out.attrs["setup"] = {"response time": "not printed; derived as clients / rate (Little's law, no think time)",
                           "rates": f"read off the report's charts ({name}, basis chart), not printed values"}
-    out.attrs["peaks"] = peaks()
     out.attrs["chart_keys"] = keys  # (workload, api, persistence, log_device, size_bytes) -> series drawn
     out.attrs["dataset"] = name
     return out
