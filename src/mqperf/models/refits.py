@@ -32,7 +32,8 @@ FTOL = 1e-12
 
 
 def refit_all(fn: Callable, x: np.ndarray, ys: np.ndarray, scales: np.ndarray, theta0: np.ndarray, free: list[int],
-              lower: np.ndarray, upper: np.ndarray, start: np.ndarray, *, x_scale_jac: bool = False) -> list:
+              lower: np.ndarray, upper: np.ndarray, start: np.ndarray, *, x_scale_jac: bool = False,
+              gradient: Callable | None = None) -> list:
     """Minimise ``Σ (scales_b · (fn(x, θ) − ys_b))²`` for every row b, over ``θ[free]`` within
     ``[lower, upper]``, from ``start`` (the other parameters fixed at ``theta0``).
 
@@ -44,6 +45,8 @@ def refit_all(fn: Callable, x: np.ndarray, ys: np.ndarray, scales: np.ndarray, t
         Shape (points,) or (refits, points): √weights of the residuals.
     x_scale_jac
         Passed on to the ``least_squares`` fallback as ``x_scale="jac"`` (what the caller used before).
+    gradient
+        ``gradient(x, *θ)`` = ∂fn/∂θ (rows as points), when the curve knows it: the fallback's Jacobian.
 
     Returns
     -------
@@ -61,21 +64,28 @@ def refit_all(fn: Callable, x: np.ndarray, ys: np.ndarray, scales: np.ndarray, t
             theta[free] = solved[b]
             out.append(theta)
         else:
-            out.append(_one(fn, x, ys[b], scales[b], theta0, free, lower, upper, start, x_scale_jac))
+            out.append(_one(fn, x, ys[b], scales[b], theta0, free, lower, upper, start, x_scale_jac, gradient))
     return out
 
 
-def _one(fn, x, y, scale, theta0, free, lower, upper, start, x_scale_jac):
+def _one(fn, x, y, scale, theta0, free, lower, upper, start, x_scale_jac, gradient=None):
     """One refit by ``least_squares``: what every refit was before, and the fallback now."""
     from scipy.optimize import least_squares
 
-    def residuals(th):
+    def full(th):
         theta = theta0.copy()
         theta[free] = th
-        return scale * (fn(x, *theta) - y)
+        return theta
+
+    def residuals(th):
+        return scale * (fn(x, *full(th)) - y)
+
+    def jac(th):
+        return scale[:, None] * np.asarray(gradient(x, *full(th)), dtype=float)[:, free]
 
     try:
         sol = least_squares(residuals, start, bounds=(lower, upper), method="trf",
+                            jac=jac if gradient is not None else "2-point",
                             **({"x_scale": "jac"} if x_scale_jac else {}))
     except (ValueError, np.linalg.LinAlgError):
         return None

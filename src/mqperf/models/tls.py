@@ -177,6 +177,15 @@ def _ratio_two(x, a, s0):
     return 1 + a * (s / np.maximum(k, SSLRKEYC_FLOOR)) / (1 + s / s0)
 
 
+def _ratio_two_gradient(x, a, s0) -> np.ndarray:
+    """∂ratio/∂(a, s0) of :func:`_ratio_two`: columns (s/K)/(1 + s/s0) and a·(s/K)·(s/s0²)/(1 + s/s0)²."""
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    s, k = x[:, 0], x[:, 1]
+    per_k = s / np.maximum(k, SSLRKEYC_FLOOR)
+    grow = 1 + s / s0
+    return np.column_stack([per_k / grow, a * per_k * (s / s0**2) / grow**2])
+
+
 def _ratio_one(x, h):
     x = np.atleast_2d(np.asarray(x, dtype=float))
     s, k = x[:, 0], x[:, 1]
@@ -261,7 +270,8 @@ class RenegotiationResult(_FitResult):
         rng = np.random.default_rng(SEED)
         ys = np.array([self.fittedvalues + rng.choice(e, size=e.size, replace=True) / sw for _ in range(REFITS)])
         solved = refit_all(self.fn, self.x, ys.reshape(REFITS, e.size), sw, theta0, free, lower,
-                           np.full(len(free), np.inf), np.maximum(theta0[free], lower))
+                           np.full(len(free), np.inf), np.maximum(theta0[free], lower),
+                           gradient=_ratio_two_gradient if self.fn is _ratio_two else None)
         draws = [theta for theta in solved if theta is not None]
         out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
         if len(draws) >= REFITS / 2:
@@ -393,7 +403,7 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
         else:
             starts = [[max(h.max(), 1e-6), s0] for s0 in (1e3, 1e4, 1e5, 1e6, 1e7)]
             sol = nls(_ratio_two, x, y, names=["a", "s0"], starts=starts, lower=[0.0, 1.0], upper=[np.inf, 1e15],
-                      weights=w, label="the renegotiation model", batch=True)
+                      weights=w, label="the renegotiation model", gradient=_ratio_two_gradient, batch=True)
         if "s0" in sol.at_bound:
             notes.append("s0 at a bound: the ratios do not show the per-message cost growing more slowly than size")
         return RenegotiationResult(
