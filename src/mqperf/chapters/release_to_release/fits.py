@@ -15,6 +15,7 @@ run-to-run noise decides, and a step between two machines decides nothing about 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -88,10 +89,18 @@ def peaks_table(c: pd.DataFrame) -> pd.DataFrame:
 
 def fit(d: pd.DataFrame, workload: str, release: str, quantity: str):
     """The cell's mean as an intercept-only fit: what ``mqperf compare`` sets side by side."""
+    g = d[(d["workload"] == workload) & (d["release"] == release)]
+    values = tuple(float(v) for v in g[quantity])
+    return _cell_fit(quantity, f"{release}: {workload}", values)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cell_fit(quantity: str, data_name: str, values: tuple):
+    """One cell's fit, by its values: a release is compared with the one before and the one after, and
+    planned against, so the same cell was fitted up to four times (each a formula parse)."""
     from mqperf.models import costs
 
-    g = d[(d["workload"] == workload) & (d["release"] == release)]
-    return costs.fit(g[[quantity]].reset_index(drop=True), f"{quantity} ~ 1", data_name=f"{release}: {workload}")
+    return costs.fit(pd.DataFrame({quantity: list(values)}), f"{quantity} ~ 1", data_name=data_name)
 
 
 @dataclass
