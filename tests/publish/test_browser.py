@@ -27,6 +27,13 @@ def test_no_cdn_reference_in_any_page(built_book):
     assert offenders == []
 
 
+def test_no_page_carries_the_date_it_was_rendered(built_book):
+    """The same book rendered on two days is the same HTML: no "Last updated on <date>" stamp."""
+    offenders = [str(p.relative_to(built_book)) for p in built_book.rglob("*.html")
+                 if re.search(r"Last updated on|docbuild:last-update", p.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
 def test_vendored_assets_present(built_book):
     assert (built_book / "_static" / "vendor" / "vega-bundle.js").stat().st_size > 500_000
     assert (built_book / "_static" / "vendor" / "mathjax" / "tex-svg.js").exists()
