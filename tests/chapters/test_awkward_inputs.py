@@ -12,6 +12,7 @@ other exception is a defect of ours (exit 1) and fails here.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pandas as pd
@@ -44,6 +45,7 @@ def _free_text(chapter, frame):
     return out
 
 
+@functools.cache  # made once per chapter (collection names the cases; each case writes one): read only
 def variants(chapter: str) -> dict[str, pd.DataFrame]:
     frame = pd.read_csv(ROOT / "data" / "examples" / f"{chapter}.csv")
     fields = _fields(chapter)
