@@ -199,15 +199,9 @@ def _batched_starts(rows, residuals, starts: list, lower: np.ndarray, upper: np.
     a curve whose rows disagree with ``residuals``, or a start that did not converge)."""
     if rows is None or len(starts) < 2:
         return [None] * len(starts)
-    from mqperf.models.refits import minimise_rows
+    from mqperf.models.refits import minimise_rows, rows_agree
 
-    probe = np.vstack(starts[:2])
-    try:
-        agree = np.allclose(rows(probe), np.vstack([residuals(t) for t in probe]), rtol=1e-12, atol=0,
-                            equal_nan=True)
-    except Exception:  # noqa: BLE001 - a curve written for one parameter vector
-        agree = False
-    if not agree:
+    if not rows_agree(rows, residuals, np.vstack(starts[:2])):
         return [None] * len(starts)
     theta, cost, ok = minimise_rows(rows, np.vstack(starts), lower, upper, exact_cost=exact_cost)
     return [_Solved(theta[i].copy(), float(cost[i])) if ok[i] else None for i in range(len(starts))]

@@ -104,20 +104,28 @@ def _curve(fn, x, theta0, free, th):
     return np.asarray(fn(x, *cols), dtype=float)
 
 
-def _vectorises(fn, x, theta0, free, start, points: int) -> bool:
-    """Whether ``fn`` evaluates rows of parameters at once, to the same values as one at a time."""
-    probe = np.vstack([start, start * (1 + 1e-3) + 1e-12])
+def rows_agree(rows: Callable, one: Callable, probe: np.ndarray) -> bool:
+    """Whether ``rows(probe)`` gives, row for row, what ``one(θ)`` gives for each row θ of ``probe``:
+    only then is a curve trusted with rows of parameters (one written for a single vector, or that
+    broadcasts them another way, is solved one at a time)."""
     try:
         with np.errstate(all="ignore"):
-            many = _curve(fn, x, theta0, free, probe)
-            one = []
-            for row in probe:
-                theta = theta0.copy()
-                theta[free] = row
-                one.append(np.asarray(fn(x, *theta), dtype=float))
+            many = np.asarray(rows(probe), dtype=float)
+            single = np.vstack([np.asarray(one(theta), dtype=float) for theta in probe])
     except Exception:  # noqa: BLE001 - a curve written for scalars: the one-at-a-time path
         return False
-    return many.shape == (2, points) and np.allclose(many, np.vstack(one), rtol=1e-12, atol=0, equal_nan=True)
+    return many.shape == single.shape and np.allclose(many, single, rtol=1e-12, atol=0, equal_nan=True)
+
+
+def _vectorises(fn, x, theta0, free, start, points: int) -> bool:
+    """Whether ``fn`` evaluates rows of parameters at once, to the same values as one at a time."""
+    def one(row):
+        theta = theta0.copy()
+        theta[free] = row
+        return fn(x, *theta)
+
+    probe = np.vstack([start, start * (1 + 1e-3) + 1e-12])
+    return rows_agree(lambda p: _curve(fn, x, theta0, free, p), one, probe) and np.shape(one(probe[0])) == (points,)
 
 
 def _batched(fn, x, ys, scales, theta0, free, lower, upper, start):
