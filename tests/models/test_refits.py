@@ -120,6 +120,11 @@ def test_an_unusable_refit_is_dropped_not_invented():
     assert np.allclose(got[1], [3.0, 2.0])
 
 
+def _one_at_a_time(rows, residuals, starts, *_):
+    """``_nls._batched_starts`` as without ``rows``: every start to least_squares."""
+    return [None] * len(starts), [None] * len(starts)
+
+
 def test_starts_solved_together_reach_the_fit_one_start_at_a_time_reaches(monkeypatch):
     """The USL gives the solver its residual rows, so its starts are solved in one batch; the winner is
     the same minimum as with every start solved by least_squares."""
@@ -129,7 +134,7 @@ def test_starts_solved_together_reach_the_fit_one_start_at_a_time_reaches(monkey
         n, ys, _ = _usl_problem(seed, rows=1, noise=0.03)
         batched = usl.fit(n, ys[0])
         real = _nls._batched_starts
-        monkeypatch.setattr(_nls, "_batched_starts", lambda rows, res, starts, *_: [None] * len(starts))
+        monkeypatch.setattr(_nls, "_batched_starts", _one_at_a_time)
         single = usl.fit(n, ys[0])
         monkeypatch.setattr(_nls, "_batched_starts", real)
         cost = [float(np.sum((usl.throughput(n, *r.params) - ys[0]) ** 2)) for r in (batched, single)]
@@ -148,9 +153,10 @@ def test_a_curve_whose_rows_disagree_is_solved_one_start_at_a_time():
 
     starts = [np.array([0.5, 0.5]), np.array([3.0, 3.0])]
     box = np.full(2, -np.inf), np.full(2, np.inf)
-    assert _nls._batched_starts(wrong_rows, residuals, starts, *box, 0.0) == [None, None]
-    assert _nls._batched_starts(None, residuals, starts, *box, 0.0) == [None, None]
-    good = _nls._batched_starts(lambda t: t - np.array([1.0, 2.0]), residuals, starts, *box, 0.0)
+    assert _nls._batched_starts(wrong_rows, residuals, starts, *box, 0.0) == ([None, None], [None, None])
+    assert _nls._batched_starts(None, residuals, starts, *box, 0.0) == ([None, None], [None, None])
+    good, crawling = _nls._batched_starts(lambda t: t - np.array([1.0, 2.0]), residuals, starts, *box, 0.0)
+    assert crawling == [None, None]
     assert all(s is not None and np.allclose(s.x, [1.0, 2.0]) and s.cost < 1e-20 for s in good)
 
 
@@ -171,7 +177,7 @@ def test_hill_starts_solved_together_reach_what_one_at_a_time_reaches(monkeypatc
         size, y = _hill_problem(seed, sizes, noise)
         batched = saturation.fit(size, y)
         real = _nls._batched_starts
-        monkeypatch.setattr(_nls, "_batched_starts", lambda rows, res, starts, *_: [None] * len(starts))
+        monkeypatch.setattr(_nls, "_batched_starts", _one_at_a_time)
         single = saturation.fit(size, y)
         monkeypatch.setattr(_nls, "_batched_starts", real)
         cost = [float(np.sum((saturation.hill(size, *r.params) - y) ** 2)) for r in (batched, single)]
@@ -202,3 +208,62 @@ def test_a_row_through_the_points_counts_as_converged():
     _, _, lenient = refits.minimise_rows(rows, starts.copy(), lower, upper, exact_cost=1e-20)
     assert np.all(cost < 1e-20) and lenient.all()
     assert not strict.all()  # the noise alone fails the cosine test: the floor is what accepts it
+
+
+def test_starts_creeping_along_one_valley_are_carried_on_once(monkeypatch):
+    """Four sizes with a step between 4 and 256 KB: any steep enough Hill curve fits, and the cost falls
+    ever more slowly as h grows, so no start reaches a stationary point. Starts whose costs tie with the
+    batch's least (``VALLEY_TIE``) are one valley: only the best is carried on (the polish), not each to
+    least_squares' evaluation cap. The fit costs the same and has the same values at the sizes; between
+    4 and 256 KB both are steep curves the data cannot choose among (h is not identified)."""
+    from mqperf.models import _nls
+
+    kb = np.array([1.0, 4.0, 256.0, 1024.0])
+    y = np.array([0.16, -0.02, 58.15, 121.3])
+    calls = []
+    real_ls = _nls.least_squares
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real_ls(*args, **kwargs)
+
+    monkeypatch.setattr(_nls, "least_squares", counted)
+    carried = saturation.fit(kb, y)
+    carried_calls = len(calls)
+    real = _nls._batched_starts
+    monkeypatch.setattr(_nls, "_batched_starts", _one_at_a_time)
+    calls.clear()
+    each = saturation.fit(kb, y)
+    monkeypatch.setattr(_nls, "_batched_starts", real)
+    assert carried_calls == 1 and len(calls) == 17  # the polish alone, against 16 starts and the polish
+    cost = [float(np.sum((saturation.hill(kb, *r.params) - y) ** 2)) for r in (carried, each)]
+    assert abs(cost[0] - cost[1]) <= 1e-6 * cost[1]
+    assert np.allclose(saturation.hill(kb, *carried.params), saturation.hill(kb, *each.params), rtol=0, atol=1e-3)
+
+
+def test_a_start_above_the_valley_tie_still_gets_its_own_solve(monkeypatch):
+    """Only ties are carried on together: a stalled start whose cost is clearly above the batch's least
+    goes to least_squares (it may be on its way to a lower minimum), as does every start when none
+    has a finite cost; a converged start is taken as solved."""
+    from mqperf.models import _nls
+
+    def residuals(theta):
+        return np.asarray(theta, dtype=float)
+
+    def rows(thetas):
+        return np.asarray(thetas, dtype=float)
+
+    starts = [np.array([1.0]), np.array([2.0]), np.array([3.0]), np.array([4.0])]
+    box = np.array([-10.0]), np.array([10.0])
+    costs = np.array([1.0, 1.0 + 0.5 * _nls.VALLEY_TIE, 1.0 + 2 * _nls.VALLEY_TIE, 0.5])
+    converged = np.array([False, False, False, True])
+    monkeypatch.setattr(refits, "minimise_rows", lambda *a, **k: (np.vstack(starts), costs, converged))
+    solved, crawling = _nls._batched_starts(rows, residuals, starts, *box, 0.0)
+    assert [s is not None for s in solved] == [False, False, False, True]
+    assert [c is not None for c in crawling] == [False, False, False, False]  # the least is the converged 0.5
+    costs[3], converged[3] = 1.0 + 5 * _nls.VALLEY_TIE, False
+    solved, crawling = _nls._batched_starts(rows, residuals, starts, *box, 0.0)
+    assert [c is not None for c in crawling] == [True, True, False, False]
+    assert all(s is None for s in solved)
+    costs[:] = np.inf
+    assert _nls._batched_starts(rows, residuals, starts, *box, 0.0) == ([None] * 4, [None] * 4)

@@ -144,10 +144,15 @@ def solve(
     with np.errstate(all="ignore"):
         inside = [_inside(start, lower, upper) for start in start_order(starts)]
         # Below this cost a start went through the points (:func:`pick_best`'s floor for an exact fit).
-        batched = _batched_starts(rows, residuals, inside, lower, upper, 1e-20 * max(scale, 0.0))
-        for theta0, done in zip(inside, batched):
+        batched, crawling = _batched_starts(rows, residuals, inside, lower, upper, 1e-20 * max(scale, 0.0))
+        for theta0, done, crawl in zip(inside, batched, crawling):
             if done is not None:
                 solutions.append(done)
+                continue
+            if crawl is not None:
+                # Tied with the batch's best, still creeping along a flat valley: the polish
+                # carries the best on; another 500 evaluations here would only creep further.
+                solutions.append(crawl)
                 continue
             try:
                 # The evaluation cap keeps a start that wanders along a flat valley (an exactly
@@ -194,17 +199,33 @@ class _Solved:
     cost: float
 
 
-def _batched_starts(rows, residuals, starts: list, lower: np.ndarray, upper: np.ndarray, exact_cost: float) -> list:
-    """Per start, its batched solution, or None where ``least_squares`` must solve it (no ``rows``,
-    a curve whose rows disagree with ``residuals``, or a start that did not converge)."""
+#: Batched starts that stopped short of a stationary point with a cost within this fraction of
+#: the batch's least are in the valley the best one is in: only the best is carried on (polished).
+VALLEY_TIE = 1e-4
+
+
+def _batched_starts(rows, residuals, starts: list, lower: np.ndarray, upper: np.ndarray,
+                    exact_cost: float) -> tuple[list, list]:
+    """Per start, its batched solution where it converged (else None: ``least_squares`` solves it),
+    and, where it did not, its batched point if that is tied with the batch's least cost
+    (:data:`VALLEY_TIE`): such a start needs no solve of its own.
+
+    Nothing is batched without ``rows``, or for a curve whose rows disagree with ``residuals``.
+    """
+    none = [None] * len(starts)
     if rows is None or len(starts) < 2:
-        return [None] * len(starts)
+        return none, none
     from mqperf.models.refits import minimise_rows, rows_agree
 
     if not rows_agree(rows, residuals, np.vstack(starts[:2])):
-        return [None] * len(starts)
+        return none, none
     theta, cost, ok = minimise_rows(rows, np.vstack(starts), lower, upper, exact_cost=exact_cost)
-    return [_Solved(theta[i].copy(), float(cost[i])) if ok[i] else None for i in range(len(starts))]
+    finite = np.isfinite(cost) & np.all(np.isfinite(theta), axis=1)
+    least = float(np.min(cost[finite])) if finite.any() else np.inf
+    tied = finite & ~ok & (cost <= least * (1 + VALLEY_TIE))
+    solved = [_Solved(theta[i].copy(), float(cost[i])) if ok[i] else None for i in range(len(starts))]
+    crawling = [_Solved(theta[i].copy(), float(cost[i])) if tied[i] else None for i in range(len(starts))]
+    return solved, crawling
 
 
 def pressed_bounds(jac: np.ndarray, resid: np.ndarray, theta, lower, upper, names, at_bound, *,
