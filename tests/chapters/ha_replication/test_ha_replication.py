@@ -166,13 +166,3 @@ def test_one_delay_is_one_sentence_not_an_empty_table(tmp_path):
     props.assert_report_is_honest(r, r.fit_results)
     assert "a single point says nothing" in r.items["fits"].frame["identification"].iloc[0]
     assert isinstance(r.items["plan"], Missing) and isinstance(r.items["validation"], Missing)
-
-
-@pytest.mark.slow
-def test_mqperf_run_makes_a_report_from_the_example(tmp_path):
-    import subprocess
-
-    out = subprocess.run([str(ROOT / ".venv" / "bin" / "mqperf"), "run", CHAPTER, "--data", str(EXAMPLE), "--out",
-                          str(tmp_path / "x")], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert (tmp_path / "x" / f"{CHAPTER}.html").exists()

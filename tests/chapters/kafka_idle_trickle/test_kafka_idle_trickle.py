@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mqperf.chapters import kafka_idle_trickle as chapter
 from mqperf.chapters.kafka_idle_trickle import fits as parts
 from mqperf.errors import DataError, ModelError
 from mqperf.present.results import Missing

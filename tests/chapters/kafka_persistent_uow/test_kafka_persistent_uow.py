@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from mqperf.chapters import kafka_persistent_uow as chapter
 from mqperf.chapters.kafka_persistent_uow import fits
 from mqperf.data import views
 from mqperf.errors import DataError, ModelError

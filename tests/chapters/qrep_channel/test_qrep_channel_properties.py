@@ -19,7 +19,6 @@ from mqperf import parameters
 from mqperf.chapters.qrep_channel import fits as fitting
 from mqperf.data import views
 from mqperf.errors import DataError, ModelError
-from mqperf.models import channel
 
 import props  # noqa: E402
 

@@ -3,7 +3,6 @@ compares runs; intervals that cover the truth when runs are repeated; no interva
 every number the chapter states traced to a printed table or to the reports' text."""
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -196,16 +195,6 @@ def test_one_release_per_file_is_what_mqperf_compare_sets_side_by_side(tmp_path)
     mean = frame.groupby("release")["rate_rt_s"].mean()
     assert row["difference"] == pytest.approx(mean["B"] - mean["A"])
     assert row["lower"] > 0  # a 20 % rise against 1 % scatter
-
-
-@pytest.mark.slow
-def test_mqperf_run_on_the_example(tmp_path):
-    example = ROOT / "data" / "examples" / "release_to_release.csv"
-    mqperf = Path(sys.executable).parent / "mqperf"
-    done = subprocess.run([str(mqperf), "run", CHAPTER, "--data", str(example), "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "out").exists()
 
 
 def test_release_labels_stay_text_and_a_skipped_release_is_bridged(tmp_path):

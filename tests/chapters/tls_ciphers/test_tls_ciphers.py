@@ -134,14 +134,3 @@ def test_book_report_is_honest_and_links_its_errata(book):
         assert f"<errata-{e.lower()}>" in about
     assert "One run per CipherSpec" in str(book["costs_text"])
     assert not book.extrapolations  # the book's planning rate lies below every run's peak
-
-
-@pytest.mark.slow
-def test_mqperf_run_on_the_example_makes_a_report(tmp_path):
-    import subprocess
-
-    out = tmp_path / "report"
-    done = subprocess.run([str(ROOT / ".venv" / "bin" / "mqperf"), "run", CHAPTER, "--data", str(EXAMPLE), "--out",
-                           str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert any(out.rglob("*.html")) or any(out.rglob("*.md")) or any(out.rglob("*.ipynb"))

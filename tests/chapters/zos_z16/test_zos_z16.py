@@ -3,7 +3,6 @@ states, recovery of known USL parameters and changes, and reader files through `
 
 import csv
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -179,18 +178,6 @@ def test_one_machine_says_why_there_is_no_comparison(tmp_path):
     r = props.run(CHAPTER, path)
     assert "one machine" in r.sentences()["compare"]
     props.assert_report_is_honest(r, r.fit_results)
-
-
-# -- reader files ------------------------------------------------------------------------------------------
-
-@pytest.mark.slow
-def test_mqperf_run_on_the_example(tmp_path):
-    out = tmp_path / "report"
-    done = subprocess.run([str(ROOT / ".venv/bin/mqperf"), "run", CHAPTER, "--data",
-                           str(ROOT / "data/examples/zos_z16.csv"), "--out", str(out)],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    assert (out / "zos_z16.html").exists()
 
 
 def test_lspr_verdict_holds_only_across_the_readings_uncertainty():
