@@ -39,10 +39,12 @@ def _need_pdftotext():
     need_program(PDFTOTEXT, "pdftotext", "poppler-utils")
 
 
-def page_texts(pdf: Path) -> list[str]:
-    """Each page's text (squashed), by pdftotext: pages end with a form feed."""
+def page_texts(pdf: Path, *, raw: bool = False) -> list[str]:
+    """Each page's text (squashed), by pdftotext: pages end with a form feed. ``raw`` keeps the
+    text in the order the page draws it (a table's cells row by row), not in reading order."""
     _need_pdftotext()
-    proc = subprocess.run([PDFTOTEXT, "-enc", "UTF-8", str(pdf), "-"], capture_output=True, timeout=300)
+    proc = subprocess.run([PDFTOTEXT, "-enc", "UTF-8", *(["-raw"] if raw else []), str(pdf), "-"],
+                          capture_output=True, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     pages = proc.stdout.decode("utf-8").split("\f")
     return [_squash(t) for t in (pages[:-1] if pages and not pages[-1].strip() else pages)]
@@ -77,7 +79,7 @@ def book_pdf(built_book, tmp_path_factory):
     reader = PdfReader(out)
     texts = page_texts(out)
     assert len(texts) == len(reader.pages)
-    return reader, texts, proc.stdout
+    return reader, texts, proc.stdout, out
 
 
 #: A 2×2 PNG: a raster picture, as a chart printed as an image would be.
@@ -117,7 +119,7 @@ def _heading(page: Path) -> str:
 
 
 def test_page_count_and_numbers(book_pdf):
-    reader, texts, stdout = book_pdf
+    reader, texts, stdout, _ = book_pdf
     total = len(reader.pages)
     assert f"({total} pages" in stdout
     assert total > 2 * len(_html_pages())  # every chapter printed, not a page each
@@ -128,7 +130,7 @@ def test_page_count_and_numbers(book_pdf):
 def test_every_chapter_title_is_in_the_pdf_and_the_bookmarks(book_pdf):
     import html
 
-    reader, texts, _ = book_pdf
+    reader, texts, _, _ = book_pdf
     titles = [html.unescape(_heading(p)) for p in _html_pages()]
     body = "".join(texts)
     missing = [t for t in titles if _squash(t) not in body]
@@ -139,7 +141,7 @@ def test_every_chapter_title_is_in_the_pdf_and_the_bookmarks(book_pdf):
 
 
 def test_every_chart_is_a_vector_drawing(book_pdf):
-    reader, texts, stdout = book_pdf
+    reader, texts, stdout, _ = book_pdf
     specs = []
     for page in _html_pages():
         for payload in re.findall(r"var spec = (\{.*?\});\n", page.read_text(encoding="utf-8")):
@@ -164,8 +166,10 @@ def test_no_short_table_is_split_across_pages(book_pdf):
 
     from mqperf.publish.pdf import SHORT_TABLE_ROWS
 
-    reader, texts, _ = book_pdf
-    in_order = {}  # pypdf keeps a table's cells in row order (pdftotext interleaves wrapped cells)
+    reader, texts, _, pdf = book_pdf
+    # In reading order, pdftotext interleaves the lines of wrapped cells; in drawing order (-raw)
+    # a table's cells come row by row, so its last row reads as one string.
+    in_order = page_texts(pdf, raw=True)
     checked = 0
     for page in _html_pages():
         for table in re.findall(r"<table.*?</table>", page.read_text(encoding="utf-8"), re.S):
@@ -181,8 +185,6 @@ def test_no_short_table_is_split_across_pages(book_pdf):
             pages = [i for i, t in enumerate(texts) if cap in t]
             if len(pages) != 1:
                 continue  # a caption printed twice (or cut by extraction) says nothing about this
-            if pages[0] not in in_order:
-                in_order[pages[0]] = _squash(reader.pages[pages[0]].extract_text())
             assert last[:40] in in_order[pages[0]], f"{page.name}: table {cap[:60]!r} continues on another page"
             checked += 1
     assert checked >= 20
