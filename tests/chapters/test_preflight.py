@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mqperf import parameters
-from mqperf.chapters import preflight
+from mqperf.chapters import check_inputs, preflight
 from mqperf.errors import DataError, ModelError, MQPerfError, ParameterError
 from conftest import ROOT
 
@@ -117,20 +117,36 @@ def test_task_scaling_without_a_usl_fit_says_so_instead_of_drawing(tmp_path):
     ("nativeha_storage", "mqldt", "hello\nworld\n", DataError, "required column is missing"),
     ("kafka_persistent_uow", "log_bytes", "msgs_per_commit,log_bytes_per_msg\n1,-5\n", DataError, "log_bytes_per_msg"),
 ])
-def test_every_data_parameter_is_checked_against_its_contract(tmp_path, chapter, name, text, error, match):
+@pytest.mark.parametrize("check", [preflight, check_inputs], ids=["preflight", "check_inputs"])
+def test_every_data_parameter_is_checked_against_its_contract(tmp_path, chapter, name, text, error, match, check):
     header, rows = _rows(chapter)
     main = _write(tmp_path / "main.csv", header, rows)
     extra = tmp_path / f"{name}.csv"
     extra.write_text(text, encoding="utf-8")
     params = parameters.parse_cli(chapter, [(name, str(extra))])
     with pytest.raises(error, match=match):
-        preflight(chapter, main, params)
+        check(chapter, main, params)
 
 
-def test_parameter_values_are_checked_too(tmp_path):
+@pytest.mark.parametrize("check", [preflight, check_inputs], ids=["preflight", "check_inputs"])
+def test_parameter_values_are_checked_too(tmp_path, check):
     header, rows = _rows("kafka_task_scaling")
     with pytest.raises(ParameterError, match="max_tasks"):
-        preflight("kafka_task_scaling", _write(tmp_path / "ex.csv", header, rows), {"max_tasks": 0})
+        check("kafka_task_scaling", _write(tmp_path / "ex.csv", header, rows), {"max_tasks": 0})
+
+
+def test_check_inputs_leaves_the_analysis_to_the_notebook(tmp_path, monkeypatch):
+    """What ``mqperf run`` checks before its notebook: parameters and contracts, not the fits. A file
+    the contract accepts and the fits cannot use passes here; the notebook refuses it (see
+    test_preflight_and_run_agree), and preflight refuses it with the line the notebook prints."""
+    from mqperf import chapters
+
+    one = _write(tmp_path / "one.csv", "tasks,rate_msg_s", [["1", "100"]])
+    with pytest.raises(ModelError):
+        preflight("kafka_task_scaling", one, {})
+    monkeypatch.setattr(chapters.module("kafka_task_scaling"), "analyse",
+                        lambda values: pytest.fail("check_inputs ran the analysis"))
+    assert check_inputs("kafka_task_scaling", one, {}) is None
 
 
 # -- check and run agree, end to end (in the session's warm kernel: slow) -----------------------

@@ -4,8 +4,10 @@ Each module declares the chapter's ``PARAMETERS`` (see :mod:`mqperf.parameters`)
 ``analyse(params)`` that loads, fits and plans, and returns a
 :class:`mqperf.present.results.Results` holding every sentence, table and chart the notebook
 shows; the notebook calls it once (:func:`analyse`) and shows the parts. :func:`preflight`
-runs the same function before any kernel starts, so ``mqperf check`` and ``mqperf run`` give
-the same one-line verdict on the same file, and nothing can differ between the two.
+runs the same function in this process (``mqperf check``, ``compare``, ``fleet``), so a check
+and a run give the same one-line verdict on the same file, and nothing can differ between the
+two; ``mqperf run`` checks parameters and contracts first (:func:`check_inputs`) and leaves the
+analysis to its notebook.
 
 Keep the top of these modules cheap to import (``mqperf list`` reads ``PARAMETERS``): import
 pandas, scipy and the models inside functions, or in a sibling module the functions import.
@@ -54,9 +56,7 @@ def preflight(chapter: str, source: str | Path | None, params: dict | None = Non
         contract, and the fits and planning calculations are run on the values given.
     """
     mod = module(chapter)
-    run = parameters.effective(chapter, None if source is None else str(source), params)
-    values = run.values
-    parameters.validate(chapter, {k: v for k, v in values.items() if k != "cards_dir"})
+    values = _validated(chapter, source, params)
     # Numerical warnings belong in the report the notebook writes, not on the reader's terminal;
     # they are kept on the results (a report should have none: tests hold chapters to that).
     with warnings.catch_warnings(record=True) as caught:
@@ -71,6 +71,32 @@ def preflight(chapter: str, source: str | Path | None, params: dict | None = Non
     if lacking:
         raise RuntimeError(f"{chapter}: the analysis made no result {', '.join(map(repr, lacking))} on this data")
     return results
+
+
+def check_inputs(chapter: str, source: str | Path | None, params: dict | None = None) -> None:
+    """What :func:`preflight` checks before the analysis: the parameters, and every file the
+    chapter reads (the main data and any other data parameter) against its contract.
+
+    ``mqperf run`` calls this rather than :func:`preflight`: its notebook runs the analysis in
+    the kernel started meanwhile, and the data are analysed once, there. A model the data cannot
+    support fails there with the same one-line message (a chapter error: exit status 2).
+    """
+    import os
+
+    from mqperf.data import ingest, views
+
+    values = _validated(chapter, source, params)
+    for name in ingest.inputs(chapter):
+        value = values.get(name)
+        if isinstance(value, str) and value and os.path.isfile(value):
+            views.open(value, chapter, name)
+
+
+def _validated(chapter: str, source, params: dict | None) -> dict:
+    """The run's effective parameter values, each checked against its declaration."""
+    values = parameters.effective(chapter, None if source is None else str(source), params).values
+    parameters.validate(chapter, {k: v for k, v in values.items() if k != "cards_dir"})
+    return values
 
 
 def analyse(chapter: str, namespace: dict):

@@ -11,8 +11,8 @@ from mqperf.errors import MQPerfError, shorten
 
 def add_parser(sub):
     v = sub.add_parser("check", help="validate a data file as `mqperf run` would, without running anything",
-                       description="Validate FILE. Given a chapter name, run the same checks `mqperf run` makes "
-                                   "before starting a kernel (the chapter's contract and what its models need, "
+                       description="Validate FILE. Given a chapter name, run on it what `mqperf run` runs, "
+                                   "without a notebook (the chapter's contract, then its fits and planning, "
                                    "with the chapter's default parameters); given a contract or dataset name, "
                                    "check the columns, types and ranges only. For a tool's output, says which format was "
                                    "recognised, what was extracted, and the unit conversions made. Prints what was "
@@ -26,7 +26,7 @@ def add_parser(sub):
 
 
 def command(args) -> int:
-    """Validate FILE exactly as `mqperf run` would before starting a kernel."""
+    """Validate FILE as `mqperf run` would: its contract, then the chapter's analysis, in this process."""
     from mqperf import catalog, chapters, data, parameters
     from mqperf.data import ingest
     from mqperf.data.contracts import CONTRACTS

@@ -17,8 +17,10 @@ def add_parser(sub):
                                    "(standalone, works offline), DIR/models/*.json, DIR/inputs/ (what was read from your tools' "
                                    "files, as contract-shaped CSV, with conversion.json naming formats, unit "
                                    "conversions and values that were not data) and DIR/.mqperf-report.json (the "
-                                   "list of the report's files). FILE and every -p value are checked first, as "
-                                   "`mqperf check` does, before any kernel starts.",
+                                   "list of the report's files). Every -p value and FILE's columns, types and "
+                                   "ranges are checked before the notebook runs; the notebook then runs the "
+                                   "chapter's fits and planning, and data they cannot support stop it with the "
+                                   "one line `mqperf check` would print (exit status 2).",
                        epilog="DIR rules: a new or empty folder is created and filled; a folder holding an earlier "
                               "mqperf report gets exactly that report's files replaced (files you added beside "
                               "them stay); a folder holding anything else is refused, as are the book's own "
@@ -52,16 +54,16 @@ def command(args) -> int:
     from mqperf.publish import engine, runner
 
     # The kernel starts now and imports what chapters need while this process reads the
-    # notebook, inspects DIR and checks the data (the checks `mqperf check` makes), so a good
-    # run pays for the imports once, in parallel; on bad input it is killed before any
-    # notebook runs (well under a second).
+    # notebook, inspects DIR and checks the parameters and the files' contracts; on such bad
+    # input it is killed before any notebook runs. The analysis runs once, in the notebook: a
+    # model the data cannot support fails there, in the same one line as `mqperf check` says.
     if args.pdf:
         from mqperf.publish import pdf
 
         pdf.find_chromium()  # before any work: a missing browser is bad input, said at once
     with engine.Kernel(chapters_dir()) as kernel, tempfile.TemporaryDirectory(prefix="mqperf-inputs-") as tmp:
         chapter = catalog.find(args.chapter)
-        run = runner.prepare(chapter, args.data, given, args.out, Path(tmp))
+        run = runner.prepare(chapter, args.data, given, args.out, Path(tmp), analyse=False)
         say = (lambda *_: None) if args.quiet else print
         start = time.perf_counter()
         say(f"mqperf run: {chapter.name} on {run.label} ...")

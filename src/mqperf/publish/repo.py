@@ -165,7 +165,7 @@ def build(config: Config, *, force: bool = False, say=print) -> int:
                 say(f"  reused    {entry.name} (inputs unchanged)")
                 continue
             with tempfile.TemporaryDirectory(prefix="mqperf-report-") as tmp:
-                run = runner.prepare(chapter, _files(config, entry), _given(entry), out, Path(tmp))
+                run = runner.prepare(chapter, _files(config, entry), _given(entry), out, Path(tmp), analyse=False)
                 run.metadata = {"report_inputs": key}
                 say(f"  running   {entry.name}: {chapter.name} on {run.label} ...")
                 try:
@@ -200,14 +200,14 @@ def validate(config: Config, *, say=print) -> int:
             with tempfile.TemporaryDirectory(prefix="mqperf-check-") as tmp:
                 try:
                     run = runner.prepare(chapter, _files(config, entry), _given(entry), Path(tmp) / "out",
-                                         Path(tmp) / "in")
+                                         Path(tmp) / "in", analyse=False)
                 except MQPerfError as exc:  # the data no longer meet the chapter's contract
                     problems.append(f"{label}: {exc}")
                     continue
                 try:
                     fresh = runner.make(run, chapter, kernel, say=lambda *_: None, relative_to=config.root)
-                except runner.ChapterFailed as failure:
-                    problems.append(f"{label}: the chapter failed: {failure.evalue}")
+                except runner.ChapterFailed as failure:  # bad data say so as the contract check would
+                    problems.append(f"{label}: {'' if failure.bad_input else 'the chapter failed: '}{failure.evalue}")
                     continue
                 moved = differences(nbformat.read(committed, as_version=4),
                                     nbformat.read(fresh / f"{chapter.name}.ipynb", as_version=4))

@@ -63,11 +63,14 @@ class Prepared:
     metadata: dict = field(default_factory=dict)
 
 
-def prepare(chapter, data, given: dict, out, tmp: Path) -> Prepared:
-    """Read and check a run of ``chapter`` on ``data`` into ``out``, as ``mqperf check`` would.
+def prepare(chapter, data, given: dict, out, tmp: Path, *, analyse: bool = True) -> Prepared:
+    """Read and check a run of ``chapter`` on ``data`` into ``out``.
 
     Raises the one-line errors of the data, the parameters and the output folder before any
-    notebook runs.
+    notebook runs. With ``analyse`` the chapter's analysis runs here too, as ``mqperf check``
+    runs it (:func:`mqperf.chapters.preflight`); without, only the parameters and the files'
+    contracts are checked (:func:`mqperf.chapters.check_inputs`), for a caller whose notebook
+    runs next and analyses the data itself (a failure there is a :class:`ChapterFailed`).
     """
     from mqperf import chapters, parameters
     from mqperf.data import ingest
@@ -83,7 +86,7 @@ def prepare(chapter, data, given: dict, out, tmp: Path) -> Prepared:
     params = parameters.for_inputs(chapter.name, values, given)
     data_files = [v for v in params.values() if isinstance(v, str) and v and os.path.isfile(v)]
     target = outdir.inspect(out, data_files=[*files, *data_files])
-    chapters.preflight(chapter.name, Path(values["data"]), params)
+    (chapters.preflight if analyse else chapters.check_inputs)(chapter.name, Path(values["data"]), params)
     label = ", ".join(shorten(f.name, 40) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     return Prepared(params, target, label, convs, tmp)
 
