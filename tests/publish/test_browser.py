@@ -8,6 +8,7 @@ chapters), serves _build/html on 127.0.0.1 and loads every page in headless Chro
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
