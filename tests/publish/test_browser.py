@@ -35,6 +35,18 @@ def test_no_page_carries_the_date_it_was_rendered(built_book):
     assert offenders == []
 
 
+def test_the_render_numbers_no_figure(built_book):
+    """numfig stays off in the render, though sphinx_jupyterbook_latex turns it on for every builder
+    (mqperf.publish.sphinxext turns it back off): with it on, each render walks every page's doctree."""
+    import pickle
+
+    environment = ROOT / ".cache" / "jb" / "_build" / ".doctrees" / "environment.pickle"
+    with environment.open("rb") as fh:
+        env = pickle.load(fh)
+    assert env.config.numfig is False and env.toc_fignumbers == {}
+    assert "caption-number" not in "".join(p.read_text(encoding="utf-8") for p in built_book.rglob("*.html"))
+
+
 def test_vendored_assets_present(built_book):
     assert (built_book / "_static" / "vendor" / "vega-bundle.js").stat().st_size > 500_000
     assert (built_book / "_static" / "vendor" / "mathjax" / "tex-svg.js").exists()

@@ -15,6 +15,11 @@ from mqperf.publish import assets
 def _config_inited(app, config):
     # Relative mathjax_path is resolved against _static; this replaces the CDN default.
     config.mathjax_path = assets.MATHJAX_SCRIPT
+    # sphinx_jupyterbook_latex (which Jupyter Book loads) turns numfig on for every builder, over
+    # _config.yml's `numfig: false`. The book numbers no figure or table (no {numref}), and with
+    # numfig on Sphinx unpickles and walks every page's doctree on each render: 1.3 s of every
+    # render, a no-change one included. This runs after it (priority 900), so the book's value holds.
+    config.numfig = False
 
 
 def _builder_inited(app):
