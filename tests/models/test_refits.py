@@ -122,7 +122,7 @@ def test_an_unusable_refit_is_dropped_not_invented():
 
 def _one_at_a_time(rows, residuals, starts, *_):
     """``_nls._batched_starts`` as without ``rows``: every start to least_squares."""
-    return [None] * len(starts), [None] * len(starts)
+    return [None] * len(starts)
 
 
 def test_starts_solved_together_reach_the_fit_one_start_at_a_time_reaches(monkeypatch):
@@ -153,10 +153,9 @@ def test_a_curve_whose_rows_disagree_is_solved_one_start_at_a_time():
 
     starts = [np.array([0.5, 0.5]), np.array([3.0, 3.0])]
     box = np.full(2, -np.inf), np.full(2, np.inf)
-    assert _nls._batched_starts(wrong_rows, residuals, starts, *box, 0.0) == ([None, None], [None, None])
-    assert _nls._batched_starts(None, residuals, starts, *box, 0.0) == ([None, None], [None, None])
-    good, crawling = _nls._batched_starts(lambda t: t - np.array([1.0, 2.0]), residuals, starts, *box, 0.0)
-    assert crawling == [None, None]
+    assert _nls._batched_starts(wrong_rows, residuals, starts, *box, 0.0) == [None, None]
+    assert _nls._batched_starts(None, residuals, starts, *box, 0.0) == [None, None]
+    good = _nls._batched_starts(lambda t: t - np.array([1.0, 2.0]), residuals, starts, *box, 0.0)
     assert all(s is not None and np.allclose(s.x, [1.0, 2.0]) and s.cost < 1e-20 for s in good)
 
 
@@ -258,12 +257,12 @@ def test_a_start_above_the_valley_tie_still_gets_its_own_solve(monkeypatch):
     costs = np.array([1.0, 1.0 + 0.5 * _nls.VALLEY_TIE, 1.0 + 2 * _nls.VALLEY_TIE, 0.5])
     converged = np.array([False, False, False, True])
     monkeypatch.setattr(refits, "minimise_rows", lambda *a, **k: (np.vstack(starts), costs, converged))
-    solved, crawling = _nls._batched_starts(rows, residuals, starts, *box, 0.0)
-    assert [s is not None for s in solved] == [False, False, False, True]
-    assert [c is not None for c in crawling] == [False, False, False, False]  # the least is the converged 0.5
+    taken = _nls._batched_starts(rows, residuals, starts, *box, 0.0)
+    assert [s is not None for s in taken] == [False, False, False, True]  # the least is the converged 0.5
+    assert taken[3].cost == 0.5
     costs[3], converged[3] = 1.0 + 5 * _nls.VALLEY_TIE, False
-    solved, crawling = _nls._batched_starts(rows, residuals, starts, *box, 0.0)
-    assert [c is not None for c in crawling] == [True, True, False, False]
-    assert all(s is None for s in solved)
+    taken = _nls._batched_starts(rows, residuals, starts, *box, 0.0)
+    assert [s is not None for s in taken] == [True, True, False, False]
+    assert [s.cost for s in taken[:2]] == list(costs[:2])
     costs[:] = np.inf
-    assert _nls._batched_starts(rows, residuals, starts, *box, 0.0) == ([None] * 4, [None] * 4)
+    assert _nls._batched_starts(rows, residuals, starts, *box, 0.0) == [None] * 4

@@ -144,15 +144,10 @@ def solve(
     with np.errstate(all="ignore"):
         inside = [_inside(start, lower, upper) for start in start_order(starts)]
         # Below this cost a start went through the points (:func:`pick_best`'s floor for an exact fit).
-        batched, crawling = _batched_starts(rows, residuals, inside, lower, upper, 1e-20 * max(scale, 0.0))
-        for theta0, done, crawl in zip(inside, batched, crawling):
+        batched = _batched_starts(rows, residuals, inside, lower, upper, 1e-20 * max(scale, 0.0))
+        for theta0, done in zip(inside, batched):
             if done is not None:
                 solutions.append(done)
-                continue
-            if crawl is not None:
-                # Tied with the batch's best, still creeping along a flat valley: the polish
-                # carries the best on; another 500 evaluations here would only creep further.
-                solutions.append(crawl)
                 continue
             try:
                 # The evaluation cap keeps a start that wanders along a flat valley (an exactly
@@ -204,28 +199,25 @@ class _Solved:
 VALLEY_TIE = 1e-4
 
 
-def _batched_starts(rows, residuals, starts: list, lower: np.ndarray, upper: np.ndarray,
-                    exact_cost: float) -> tuple[list, list]:
-    """Per start, its batched solution where it converged (else None: ``least_squares`` solves it),
-    and, where it did not, its batched point if that is tied with the batch's least cost
-    (:data:`VALLEY_TIE`): such a start needs no solve of its own.
+def _batched_starts(rows, residuals, starts: list, lower: np.ndarray, upper: np.ndarray, exact_cost: float) -> list:
+    """Per start, its batched solution, or None where ``least_squares`` must solve it (no ``rows``,
+    a curve whose rows disagree with ``residuals``, or a start that did not converge).
 
-    Nothing is batched without ``rows``, or for a curve whose rows disagree with ``residuals``.
+    A start that stalled with a cost tied with the batch's least (:data:`VALLEY_TIE`) is still
+    creeping along the best one's flat valley: it is taken as it is, since the polish carries the
+    best on and 500 more evaluations of its own would only creep further.
     """
-    none = [None] * len(starts)
     if rows is None or len(starts) < 2:
-        return none, none
+        return [None] * len(starts)
     from mqperf.models.refits import minimise_rows, rows_agree
 
     if not rows_agree(rows, residuals, np.vstack(starts[:2])):
-        return none, none
+        return [None] * len(starts)
     theta, cost, ok = minimise_rows(rows, np.vstack(starts), lower, upper, exact_cost=exact_cost)
     finite = np.isfinite(cost) & np.all(np.isfinite(theta), axis=1)
     least = float(np.min(cost[finite])) if finite.any() else np.inf
-    tied = finite & ~ok & (cost <= least * (1 + VALLEY_TIE))
-    solved = [_Solved(theta[i].copy(), float(cost[i])) if ok[i] else None for i in range(len(starts))]
-    crawling = [_Solved(theta[i].copy(), float(cost[i])) if tied[i] else None for i in range(len(starts))]
-    return solved, crawling
+    taken = ok | (finite & (cost <= least * (1 + VALLEY_TIE)))
+    return [_Solved(theta[i].copy(), float(cost[i])) if taken[i] else None for i in range(len(starts))]
 
 
 def pressed_bounds(jac: np.ndarray, resid: np.ndarray, theta, lower, upper, names, at_bound, *,
