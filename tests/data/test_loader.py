@@ -204,3 +204,77 @@ def test_a_million_rows_load_in_little_memory(tmp_path):
     rows, peak_mb = out.stdout.split()
     assert int(rows) == n
     assert float(peak_mb) < 500, peak_mb  # the whole process, interpreter and pandas included
+
+
+# -- the memo of validated frames ---------------------------------------------------------------
+
+@pytest.fixture
+def validations(monkeypatch):
+    """How many times a file was really read and checked (Table.validated ran)."""
+    from mqperf.data import table
+
+    monkeypatch.setattr(data.loader, "_VALIDATED", type(data.loader._VALIDATED)())
+    calls = []
+    real = table.Table.validated
+
+    def counted(self):
+        calls.append(self.path)
+        return real(self)
+
+    monkeypatch.setattr(table.Table, "validated", counted)
+    return calls
+
+
+def test_a_file_loaded_again_is_not_checked_again_and_each_caller_gets_its_own_frame(tmp_path, validations):
+    path = write(tmp_path, "tasks,rate_msg_s\n1,100\n2,180\n")
+    first = data.load(path, contract="kafka_task_scaling")
+    first.loc[0, "rate_msg_s"] = -1.0  # a caller that changes its frame changes no one else's
+    second = data.load(path, contract="kafka_task_scaling")
+    assert len(validations) == 1
+    assert list(second["rate_msg_s"]) == [100.0, 180.0]
+    assert data.load("kafka_scaling_rates").equals(data.load("kafka_scaling_rates")) and len(validations) == 2
+
+
+def test_a_file_rewritten_in_the_same_clock_tick_is_read_again(tmp_path, validations):
+    import os
+
+    path = write(tmp_path, "tasks,rate_msg_s\n1,100\n2,180\n")
+    stamp = path.stat().st_mtime_ns
+    assert list(data.load(path, contract="kafka_task_scaling")["rate_msg_s"]) == [100.0, 180.0]
+    path.write_text("tasks,rate_msg_s\n1,100\n2,170\n", encoding="utf-8")  # same size
+    os.utime(path, ns=(stamp, stamp))  # and the same modification time
+    assert list(data.load(path, contract="kafka_task_scaling")["rate_msg_s"]) == [100.0, 170.0]
+    assert len(validations) == 2
+
+
+def test_the_schema_is_part_of_what_was_checked(tmp_path, validations):
+    path = write(tmp_path, "tasks,rate_msg_s\n1,100\n2,180\n")
+    data.load(path, contract="kafka_task_scaling")
+    with pytest.raises(DataError, match="at most 150"):  # a stricter schema still refuses the file
+        data.load(path, contract={"fields": [{"name": "tasks", "type": "integer"},
+                                             {"name": "rate_msg_s", "type": "number", "constraints": {"maximum": 150}}]})
+    assert len(validations) == 2
+
+
+def test_a_bad_file_is_refused_every_time_and_a_fixed_one_then_loads(tmp_path, validations):
+    path = write(tmp_path, "tasks,rate_msg_s\n1,fast\n")
+    for _ in range(2):
+        with pytest.raises(DataError, match="rate_msg_s"):
+            data.load(path, contract="kafka_task_scaling")
+    write(tmp_path, "tasks,rate_msg_s\n1,100\n")
+    assert list(data.load(path, contract="kafka_task_scaling")["rate_msg_s"]) == [100.0]
+
+
+def test_the_memo_holds_few_frames_and_no_large_file(tmp_path, validations, monkeypatch):
+    monkeypatch.setattr(data.loader, "_MEMO_ENTRIES", 3)
+    paths = [write(tmp_path, f"tasks,rate_msg_s\n1,{100 + i}\n", name=f"f{i}.csv") for i in range(5)]
+    for path in paths:
+        data.load(path, contract="kafka_task_scaling")
+    assert len(data.loader._VALIDATED) == 3
+    data.load(paths[0], contract="kafka_task_scaling")  # dropped as the oldest: checked again
+    assert len(validations) == 6
+    monkeypatch.setattr(data.loader, "_MEMO_BYTES", 10)
+    big = write(tmp_path, "tasks,rate_msg_s\n1,100\n2,180\n", name="big.csv")
+    data.load(big, contract="kafka_task_scaling")
+    data.load(big, contract="kafka_task_scaling")
+    assert validations[-2:] == [big, big] and all(key[0] != str(big) for key in data.loader._VALIDATED)

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -126,6 +127,36 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
     """
     schema, path, partial = _resolve(name_or_path, contract)
     _check_readable(path)
+    key = _memo_key(path, schema, partial)
+    if key is not None and key in _VALIDATED:
+        _VALIDATED.move_to_end(key)
+        return _VALIDATED[key].copy()
+    frame = _load(path, schema, partial)
+    if key is not None:
+        _VALIDATED[key] = frame.copy()
+        while len(_VALIDATED) > _MEMO_ENTRIES:
+            _VALIDATED.popitem(last=False)
+    return frame
+
+
+#: Frames this process has validated, by everything that determines them: the path (errors name
+#: it), the file's bytes, the schema and whether other columns are allowed. A chapter reads the
+#: book's tables several times, and a test, fleet or warm-kernel process runs many chapters. The
+#: key is the content, not the modification time, which two writes in one clock tick share; only
+#: files up to _MEMO_BYTES are kept, and only the last _MEMO_ENTRIES, so memory stays flat.
+_VALIDATED: OrderedDict[tuple, pd.DataFrame] = OrderedDict()
+_MEMO_ENTRIES = 64
+_MEMO_BYTES = 1 << 20
+
+
+def _memo_key(path: Path, schema: dict, partial: bool) -> tuple | None:
+    data = path.read_bytes() if path.stat().st_size <= _MEMO_BYTES else None
+    if data is None:
+        return None
+    return (str(path), hashlib.sha256(data).hexdigest(), json.dumps(schema, sort_keys=True), partial)
+
+
+def _load(path: Path, schema: dict, partial: bool) -> pd.DataFrame:
     _check_format(path)
     raw_header = _header(path)
     header = [h.strip() for h in raw_header]
