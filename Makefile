@@ -32,12 +32,14 @@ $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; the book needs Python 3.11 (set PYTHON=...)"; exit 2; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
-	# Bytecode compiled at install: with PYTHONDONTWRITEBYTECODE set (as on some CI images), every
-	# kernel would otherwise recompile pandas, scipy and statsmodels from source (6.7 s, not 2.3 s),
-	# and every process mqperf's own modules (src/, installed editable: 0.1 to 0.25 s each).
-	$(BIN)/uv pip sync --quiet --compile-bytecode --python $(BIN)/python requirements.lock
+	# Bytecode compiled at install only where PYTHONDONTWRITEBYTECODE is set (as on some CI images):
+	# there every kernel would otherwise recompile pandas, scipy and statsmodels from source (6.7 s,
+	# not 2.3 s), and every process mqperf's own modules (src/, editable: 0.1 to 0.25 s each).
+	# Elsewhere Python writes the bytecode of what is imported as it first imports it, a small part
+	# of the 10,000 files an install-time compile takes 17 s over.
+	$(BIN)/uv pip sync --quiet $(if $(PYTHONDONTWRITEBYTECODE),--compile-bytecode) --python $(BIN)/python requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
-	$(BIN)/python -m compileall -q -j 0 src
+	$(if $(PYTHONDONTWRITEBYTECODE),$(BIN)/python -m compileall -q -j 0 src)
 	touch $(STAMP)
 
 # Regenerate the lock after changing dependencies in pyproject.toml.

@@ -27,7 +27,10 @@ GIT = ["git", "-c", "user.name=mqperf tests", "-c", "user.email=tests@localhost"
 
 
 def _sh(cmd, cwd, check=True):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "MQPERF_ROOT"))}
+    # As on a reader's runner: GitHub's images set no PYTHONDONTWRITEBYTECODE, so Python writes the
+    # bytecode it imports and the book's `make install` compiles nothing ahead (see its Makefile).
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("VIRTUAL_ENV", "MQPERF_ROOT", "PYTHONDONTWRITEBYTECODE"))}
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if ".venv" not in p)
     proc = subprocess.run(cmd, cwd=cwd, shell=isinstance(cmd, str), capture_output=True, text=True,
                           env=env, timeout=1200)
