@@ -68,7 +68,7 @@ def _root_weights(result) -> np.ndarray:
 
 def residual_checks(result) -> Checks:
     """Shapiro-Wilk on the residuals and Spearman of |residual| against the fitted values."""
-    from scipy import stats
+    from mqperf.models import pvalues
 
     # A weighted fit assumes the weighted residuals √wᵢ·rᵢ share one distribution (relative errors for
     # weights 1/y²): those are what its checks must test, not the raw ones.
@@ -76,12 +76,12 @@ def residual_checks(result) -> Checks:
     if resid.size < MIN_RESIDUALS or result.df_resid < MIN_DF or result.resid_at_noise_level:
         return Checks(False)
     fitted = np.asarray(result.fittedvalues, dtype=float)
-    normal = float(stats.shapiro(resid).pvalue) if np.ptp(resid) > 0 else 1.0
+    normal = pvalues.shapiro(resid)[1] if np.ptp(resid) > 0 else 1.0
     absolute = np.abs(resid)
     if np.ptp(absolute) == 0 or np.ptp(fitted) == 0:
         spread = 1.0
     else:
-        spread = float(stats.spearmanr(absolute, fitted).pvalue)
+        spread = pvalues.spearman(absolute, fitted)[1]
     return Checks(True, normal, spread if math.isfinite(spread) else 1.0)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from mqperf.models import pvalues
 from mqperf.models.evidence import ALPHA, Verdict, _p
 
 
@@ -25,8 +26,6 @@ def welch(mean_a: float, sd_a, n_a, mean_b: float, sd_b, n_b, *, alpha: float = 
     """Two-sided Welch t-test of ``mean_b − mean_a`` against the two settings' replicate scatter."""
     if not (_usable(sd_a, n_a) and _usable(sd_b, n_b)):
         return Verdict(False, "one measurement per run: no scatter to test the difference against")
-    from scipy import stats
-
     va, vb = sd_a**2 / n_a, sd_b**2 / n_b
     diff = mean_b - mean_a
     if va + vb == 0:
@@ -34,7 +33,7 @@ def welch(mean_a: float, sd_a, n_a, mean_b: float, sd_b, n_b, *, alpha: float = 
                                                                        "no difference"))
     t = diff / math.sqrt(va + vb)
     df = (va + vb) ** 2 / ((va**2 / (n_a - 1) if va else 0.0) + (vb**2 / (n_b - 1) if vb else 0.0))
-    p = float(2 * stats.t.sf(abs(t), df))
+    p = pvalues.t_two_sided(t, df)
     return Verdict(p < alpha, f"t-test of {what} against the runs' scatter, Welch: t = {t:.2f} on {df:.3g} df, "
                               f"{_p(p)}", p)
 
@@ -44,13 +43,11 @@ def against(value: float, expected: float, se, df, *, alpha: float = ALPHA,
     """Two-sided t-test of ``value − expected`` given the standard error ``se`` on ``df`` df."""
     if se is None or not math.isfinite(se) or df is None or not df > 0:
         return Verdict(False, "one measurement per run: no scatter to test the difference against")
-    from scipy import stats
-
     diff = value - expected
     if se == 0:
         return Verdict(diff != 0, "no scatter: any difference is real")
     t = diff / se
-    p = float(2 * stats.t.sf(abs(t), df))
+    p = pvalues.t_two_sided(t, df)
     return Verdict(p < alpha, f"t-test of {what} on the replicates' scatter: t = {t:.2f} on {df:.3g} df, "
                               f"{_p(p)}", p)
 
@@ -68,12 +65,10 @@ def lack_of_fit(ss_lack: float, df_lack: int, ss_pure: float, df_pure: int, *, a
         return Verdict(False, "no setting has replicates: the data cannot test the model's fit")
     if df_lack <= 0:
         return Verdict(False, "the model has as many parameters as settings: nothing is left to test")
-    from scipy import stats
-
     if ss_pure == 0:
         return Verdict(ss_lack > 0, "the replicates agree exactly: " + ("any miss is real" if ss_lack > 0 else
                                                                          "the model fits exactly"))
     f = (ss_lack / df_lack) / (ss_pure / df_pure)
-    p = float(stats.f.sf(f, df_lack, df_pure))
+    p = pvalues.f_sf(f, df_lack, df_pure)
     return Verdict(p < alpha, f"F-test of {what}'s lack of fit against the replicates: F = {f:.2f} on "
                               f"({df_lack}, {df_pure}) df, {_p(p)}", p)

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mqperf.models import pvalues
+
 #: Claims are tested one-sided or two-sided at this level.
 ALPHA = 0.05
 #: A positive quantity is identified when its 95 % interval spans at most this factor.
@@ -91,12 +93,10 @@ def decline(n, x, *, noise_sd: float | None, df: int | None, alpha: float = ALPH
             return Verdict(drop > 0, "the points lie on the curve (no noise): any drop is real")
         return Verdict(False, "no estimate of the points' noise (no residual degrees of freedom or replicates): "
                               "a fall cannot be told from scatter")
-    from scipy import stats
-
     if noise_sd == 0:
         return Verdict(drop > 0, "no scatter about the fit: any drop is real")
     t = drop / (noise_sd * math.sqrt(2))
-    p = float(stats.t.sf(t, df))
+    p = pvalues.t_sf(t, df)
     return Verdict(p < alpha, f"one-sided t-test of the drop of {drop:,.4g} after the peak against the points' "
                               f"scatter: t = {t:.2f} on {df} df, {_p(p)}", p)
 
@@ -147,8 +147,6 @@ def interaction(ss_additive: float, df_additive: int, ss_pure: float, df_pure: i
         return Verdict(False, "no cell has replicates: the data cannot test an interaction")
     if df_lack <= 0:
         return Verdict(False, "the additive model leaves no degrees of freedom to test an interaction")
-    from scipy import stats
-
     lack = max(ss_additive - ss_pure, 0.0) / df_lack
     pure = ss_pure / df_pure
     if pure == 0:
@@ -156,7 +154,7 @@ def interaction(ss_additive: float, df_additive: int, ss_pure: float, df_pure: i
         return Verdict(holds, "the replicates agree exactly: " + ("any miss is an interaction" if holds else
                                                                    "the additive model fits exactly"))
     f = lack / pure
-    p = float(stats.f.sf(f, df_lack, df_pure))
+    p = pvalues.f_sf(f, df_lack, df_pure)
     return Verdict(p < alpha, f"F-test of the additive model's lack of fit against the replicates: "
                               f"F = {f:.2f} on ({df_lack}, {df_pure}) df, {_p(p)}", p)
 
@@ -170,15 +168,13 @@ def difference(diff: float, n_a: int, n_b: int, ss_pure: float, df_pure: int):
     """
     if df_pure <= 0:
         return None
-    from scipy import stats
-
     s = math.sqrt(ss_pure / df_pure)
     se = s * math.sqrt(1 / n_a + 1 / n_b)
     if se == 0:
         p = 0.0 if diff != 0 else 1.0
         return (math.inf if diff else 0.0), p, "the replicates agree exactly, so any difference is real", df_pure
     t = diff / se
-    p = float(2 * stats.t.sf(abs(t), df_pure))
+    p = pvalues.t_two_sided(t, df_pure)
     return t, p, f"t = {t:.2f} on {df_pure} df, {_p(p)}", df_pure
 
 

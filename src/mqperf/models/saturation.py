@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.errors import ModelError
+from mqperf.models import pvalues
 from mqperf.models._base import NOISE_SSR
 from mqperf.models._nls import WeightedFitResult, check_pairs, nls, resolve_weights
 
@@ -205,8 +206,6 @@ def slope_test(size, effect):
 
     Points that lie exactly on a line (no scatter) make any slope real.
     """
-    from scipy import stats
-
     from mqperf.models.evidence import _p
 
     x, y = np.log(np.asarray(size, dtype=float)), np.asarray(effect, dtype=float)
@@ -223,7 +222,7 @@ def slope_test(size, effect):
                           + ("any slope is real" if p == 0 else "there is no slope"))
     se = math.sqrt(ss / (n - 2) / float(xc @ xc))
     t = slope / se
-    p = float(2 * stats.t.sf(abs(t), n - 2))
+    p = pvalues.t_two_sided(t, n - 2)
     return slope, p, f"t-test of the slope against log size: t = {t:.2f} on {n - 2} df, {_p(p)}"
 
 
@@ -235,8 +234,6 @@ def rise_test(res):
     variance. A Hill curve only rises, so a significant F is evidence of a rise. It needs
     residual degrees of freedom; a fit that passes through its points makes any gain real.
     """
-    from scipy import stats
-
     from mqperf.models.evidence import _p
 
     y = np.asarray(res.y, dtype=float)
@@ -252,7 +249,7 @@ def rise_test(res):
         p = 0.0 if ss0 > 0 else 1.0
         return p, "F-test of the Hill curve against a constant effect: the curve passes through the points"
     f = max(((ss0 - ss1) / k) / (ss1 / df1), 0.0)
-    p = float(stats.f.sf(f, k, df1))
+    p = pvalues.f_sf(f, k, df1)
     return p, f"F-test of the Hill curve against a constant effect: F = {f:.2f} on {k} and {df1} df, {_p(p)}"
 
 
@@ -265,8 +262,6 @@ def bend_test(res):
     (three parameters) against the least-squares line in ln(size) (two) decides whether the data
     show the levelling off; it needs residual degrees of freedom.
     """
-    from scipy import stats
-
     from mqperf.models.evidence import _p
 
     x, y = np.log(np.asarray(res.x, dtype=float)), np.asarray(res.y, dtype=float)
@@ -285,5 +280,5 @@ def bend_test(res):
                    "points" + ("" if p == 0 else ", and so does the line"))
     # A Hill fit can miss a straight line by more than the line does (F < 0): no gain at all, F = 0.
     f = max(((ss_line - ss_hill) / k) / (ss_hill / df1), 0.0)
-    p = float(stats.f.sf(f, k, df1))
+    p = pvalues.f_sf(f, k, df1)
     return p, f"F-test of the Hill curve against a straight line in log size: F = {f:.2f} on {k} and {df1} df, {_p(p)}"

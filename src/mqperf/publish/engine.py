@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 #: What every chapter imports, imported when the kernel starts (one line, run by IPython).
-#: statsmodels and scipy.stats (a second each) are left to the few chapters that use them.
+#: statsmodels (a second) is left to the few chapters that use it, and with it scipy.stats, which
+#: the other models do without (mqperf.models.pvalues).
 PRELOAD = ("import numpy, pandas, scipy.optimize, scipy.special, altair; "
            "import mqperf.chapters, mqperf.present.charts, mqperf.present.tables, mqperf.present.results, "
            "mqperf.data.views, mqperf.models.fitset, mqperf.models.usl")

@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from mqperf.chapters.tls_ciphers import ALL, BASELINES
 from mqperf.data import aggregate
+from mqperf.models import pvalues
 
 PER = 10_000  # CPU % per this many round trips/s: the unit the tables show
 
@@ -80,8 +80,7 @@ def difference_test(rows: pd.DataFrame, series: str, a: str, b: str):
     scale = max(float(xa.abs().mean()), float(xb.abs().mean()), 1e-300)
     if max(float(xa.std()), float(xb.std())) <= 1e-9 * scale:  # no spread to test against
         return None
-    t, pv = stats.ttest_ind(xa, xb, equal_var=False)
-    return float(t), float(pv)
+    return pvalues.welch(xa, xb)
 
 
 def plan(table: pd.DataFrame, rate: float) -> pd.DataFrame:

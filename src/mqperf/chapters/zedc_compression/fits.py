@@ -17,7 +17,7 @@ import pandas as pd
 from mqperf.chapters.zedc_compression import CHAPTER, METRICS, READER_COLUMNS
 from mqperf.data import aggregate, views
 from mqperf.errors import ModelError
-from mqperf.models import queueing, saturation
+from mqperf.models import pvalues, queueing, saturation
 
 
 def hill(rows: pd.DataFrame):
@@ -102,8 +102,6 @@ def per_message(effects: pd.DataFrame, fits) -> dict | None:
     Returns ``table``, ``low``/``high`` (the readings' range at each size) and, where the values have a
     scatter (:func:`scatter`), ``more``/``less`` (both readings above/below zero at 95 %) and ``how``.
     """
-    from scipy import stats
-
     wide = effects.pivot_table(index="size_kb", columns="metric", values="pct", aggfunc="first")
     if not set(METRICS) <= set(wide.columns) or wide.dropna(subset=list(METRICS)).empty:
         return None
@@ -125,7 +123,7 @@ def per_message(effects: pd.DataFrame, fits) -> dict | None:
     # Delta method for ((1 + a)/(1 + b) − 1)·100 in percentage points.
     se_i = np.sqrt((se_a / (1 + b / 100)) ** 2 + (se_b * (1 + a / 100) / (1 + b / 100) ** 2) ** 2)
     df = min(sa[1], sb[1])
-    q = float(stats.t.ppf(0.975, df))
+    q = pvalues.t_ppf(0.975, df)
     more = (a - q * se_a > 0) & (per_interval - q * se_i > 0)
     less = (a + q * se_a < 0) & (per_interval + q * se_i < 0)
     table["both readings above zero (95 %)"] = more.to_numpy()

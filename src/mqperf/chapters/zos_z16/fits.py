@@ -18,12 +18,11 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from mqperf.chapters.zos_z16 import ALL, COST, CPUS, MACHINE, WORKLOAD, X
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
-from mqperf.models import planning, usl
+from mqperf.models import planning, pvalues, usl
 from mqperf.models.fitset import FitSet
 from mqperf.present import prose
 
@@ -182,7 +181,7 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
                 continue
             lo = hi = math.nan
             if v.size >= 3:
-                half = stats.t.ppf(0.975, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
+                half = pvalues.t_ppf(0.975, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
                 lo, hi = float(v.mean() - half), float(v.mean() + half)
             rows.append({"workload": w, "change": what.removesuffix(" %"), "CPU counts": int(v.size),
                          "mean %": float(v.mean()), "95 % lower (if the same at every count) %": lo,
