@@ -25,9 +25,15 @@ from pathlib import Path
 
 from mqperf.errors import MQPerfError
 
-#: Chromium flags that work headless as root with no network (DESIGN.md's spike).
+#: Chromium flags that work headless as root with no network (DESIGN.md's spike)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 # ... and that keep everything on the machine: a request for another host goes to a
+                 # proxy that is not there (the loopback address is never proxied) and no name resolves
+                 # but localhost. Unlike Playwright's request routing, this leaves the browser its
+                 # cache, so the scripts a page shares with the last are not compiled again.
+                 "--proxy-server=http://127.0.0.1:9", "--dns-prefetch-disable",
+                 "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1"]
 #: A4 with margins that leave room for the page number.
 PAGE = {"format": "A4", "margin": {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}}
 #: How long one page may take to draw its charts and formulas.
@@ -72,20 +78,9 @@ def browser():
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = b.new_page()
-            page.route("**/*", _local_only)
-            yield page
+            yield b.new_page()
         finally:
             b.close()
-
-
-def _local_only(route):
-    """Nothing leaves the machine: a page asking for another host gets nothing."""
-    url = route.request.url
-    if url.startswith(("file:", "data:", "blob:", "about:")) or "://127.0.0.1" in url or "://localhost" in url:
-        route.continue_()
-    else:
-        route.abort()
 
 
 def _drawn(page, source: str) -> int:
