@@ -72,8 +72,7 @@ def spearman(x, y) -> tuple[float, float]:
         return math.nan, math.nan
     rho = float(np.corrcoef(np.vstack([rx, ry]))[1, 0])
     dof = rx.size - 2
-    with np.errstate(divide="ignore"):
-        t = rho * math.sqrt(max(dof / ((rho + 1.0) * (1.0 - rho)), 0.0)) if abs(rho) < 1 else math.copysign(math.inf, rho)
+    t = rho * math.sqrt(max(dof / ((rho + 1.0) * (1.0 - rho)), 0.0)) if abs(rho) < 1 else math.copysign(math.inf, rho)
     return rho, t_two_sided(t, dof)
 
 
