@@ -13,8 +13,6 @@ import os
 import shutil
 from pathlib import Path
 
-import altair as alt
-
 from mqperf.paths import book_root
 
 VEGA_BUNDLE = "vendor/vega-bundle.js"
@@ -26,6 +24,8 @@ _MATHJAX_PARTS = ("tex-svg.js", "input", "ui", "a11y", "adaptors")
 
 def vega_lite_version() -> str:
     """The Vega-Lite minor version Altair's schema targets, e.g. '6.4'."""
+    import altair as alt  # here, not at the top: a render that copies nothing needs no Altair (0.2 s)
+
     major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
     return f"{major}.{minor}"
 
@@ -55,8 +55,27 @@ def mathjax_root() -> Path:
     return Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
 
 
+#: Names the distributions the vendored files come from, in the output: what they were copied from.
+_STAMP = "vendor/.mqperf-vendor"
+
+
+def _vendor_versions() -> str:
+    from importlib.metadata import version
+
+    return ", ".join(f"{d} {version(d)}" for d in ("altair", "vl-convert-python", "django-static-mathjax"))
+
+
 def copy_vendor(static_dir: Path) -> None:
-    """Put the vega bundle and MathJax under ``static_dir`` (a built site's ``_static``)."""
+    """Put the vega bundle and MathJax under ``static_dir`` (a built site's ``_static``).
+
+    Every render calls this; a site that already holds them, copied from the same versions (its
+    stamp says which), is left as it is, so a render that changes one page copies no files.
+    """
+    stamp, versions = static_dir / _STAMP, _vendor_versions()
+    if stamp.is_file() and stamp.read_text(encoding="utf-8") == versions and (static_dir / VEGA_BUNDLE).is_file() \
+            and (static_dir / MATHJAX_SCRIPT).is_file():
+        return
+    stamp.unlink(missing_ok=True)  # a copy that fails half-way leaves no stamp, so the next render copies again
     target = static_dir / VEGA_BUNDLE
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(vega_bundle_path(), target)
@@ -68,3 +87,4 @@ def copy_vendor(static_dir: Path) -> None:
         else:
             mj_target.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src / part, mj_target / part)
+    stamp.write_text(versions, encoding="utf-8")
