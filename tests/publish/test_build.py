@@ -76,6 +76,30 @@ def test_build_records_inputs_and_then_reuses(mini_book):
     assert any("reused    tiny" in ln for ln in lines), lines
 
 
+@pytest.mark.slow  # executes the mini book's chapter (a build's worker pool)
+def test_work_given_to_do_while_chapters_execute_runs_then_and_only_then(mini_book):
+    import threading
+    import time
+
+    seen = []
+    notebook = mini_book / "chapters" / "tiny.ipynb"
+    before = notebook.stat().st_mtime_ns
+
+    def side():
+        # Still running after the chapter is written back: execute_chapters must wait for it.
+        deadline = time.monotonic() + 120
+        while notebook.stat().st_mtime_ns == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        seen.append(threading.current_thread() is not threading.main_thread())
+
+    chapters = catalog.chapters()
+    outcomes = book.execute_chapters(chapters, echo=lambda *_: None, while_executing=side)
+    assert [o.status for o in outcomes] == ["executed"] and seen == [True]
+    outcomes = book.execute_chapters(chapters, echo=lambda *_: None, while_executing=side)
+    assert [o.status for o in outcomes] == ["reused"] and seen == [True]  # nothing executed: not run
+
+
 @pytest.mark.parametrize("name", catalog.names())
 def test_declared_inputs_cover_every_file_a_chapter_reads(name, monkeypatch):
     """The build hashes the inputs a chapter declares; a file it reads but does not declare

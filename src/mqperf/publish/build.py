@@ -261,8 +261,13 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jobs: int | None = None, echo=print) -> list[Outcome]:
-    """Execute stale chapters in parallel; reuse current ones. Prints one line per chapter."""
+def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jobs: int | None = None, echo=print,
+                     while_executing=None) -> list[Outcome]:
+    """Execute stale chapters in parallel; reuse current ones. Prints one line per chapter.
+
+    ``while_executing``, when given, runs in a thread of this process while the workers execute
+    (this one only waits for them then), and is finished before this returns.
+    """
     env_hash = environment_hash()
     todo, outcomes = [], []
     for chapter in chapters:
@@ -284,6 +289,12 @@ def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jo
         with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(str(chapters_dir()),),
                                  mp_context=context) as pool:
             futures = [pool.submit(_run_chapter, c.name, str(c.path), env_hash) for c in todo]
+            side = None
+            if while_executing is not None:
+                import threading
+
+                side = threading.Thread(target=while_executing, name="mqperf-while-executing", daemon=True)
+                side.start()
             for future in as_completed(futures):
                 out = future.result()
                 outcomes.append(out)
@@ -293,6 +304,8 @@ def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jo
                     echo(f"  executed  {out.chapter} ({out.seconds:.1f} s{boot})")
                 else:
                     echo(f"  FAILED    {out.chapter} ({out.seconds:.1f} s): {out.error}")
+            if side is not None:
+                side.join()
         _save_timings(seconds)
     return outcomes
 
@@ -318,6 +331,18 @@ def _save_timings(seconds: dict) -> None:
         pass  # a read-only checkout builds as well, in table-of-contents order
 
 
+def _import_for_render() -> None:
+    """Import what writing the generated pages needs (pandas among it: 0.4 s). A failure is left
+    for the render to meet, and report, when it imports the same modules."""
+    try:
+        from mqperf import numbers, parameters  # noqa: F401
+        from mqperf.data import contracts, readers  # noqa: F401
+        from mqperf.present import cards, text  # noqa: F401
+        from mqperf.publish import pages, render  # noqa: F401
+    except Exception:  # noqa: BLE001 - the render imports these itself
+        pass
+
+
 def build(*, strict: bool = False, force: bool = False, jobs: int | None = None, only: list[str] | None = None,
           html: bool = True, echo=print) -> int:
     """The whole build; returns an exit status (0 ok, 1 a chapter or the render failed, 2 bad data)."""
@@ -329,7 +354,8 @@ def build(*, strict: bool = False, force: bool = False, jobs: int | None = None,
             raise LookupError(f"no chapter named {', '.join(sorted(unknown))}")
         chapters = [c for c in chapters if c.name in only]
     echo(f"mqperf build: {len(chapters)} chapter(s)")
-    outcomes = execute_chapters(chapters, force=force, jobs=jobs, echo=echo)
+    outcomes = execute_chapters(chapters, force=force, jobs=jobs, echo=echo,
+                                while_executing=_import_for_render if html else None)
     failed = [o for o in outcomes if o.status == "failed"]
     if failed:
         echo(f"build failed: {len(failed)} chapter(s) did not execute; nothing was published")
