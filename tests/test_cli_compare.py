@@ -152,9 +152,9 @@ def _line_run(rng, label: str, level: float, *, held: bool = False):
 
     class Line(FitResult):
         def conf_int(self, alpha=0.05):  # Wald always: the runs' intervals are not what is tested here
-            from mqperf.models._base import t_quantile
+            from mqperf.models import pvalues
 
-            q = t_quantile(1 - alpha / 2, self.df_resid)
+            q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
             return pd.DataFrame({"lower": self.params - q * self.bse, "upper": self.params + q * self.bse})
 
     fit = Line(model="line", formula="Y(x) = a + b*x", params=pd.Series(theta, index=["a", "b"]), cov=cov,

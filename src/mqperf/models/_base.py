@@ -30,17 +30,8 @@ import pandas as pd
 
 from mqperf.errors import ModelError
 from mqperf import numbers
+from mqperf.models import pvalues
 
-
-def t_quantile(q: float, df: float) -> float:
-    """Student-t quantile: what ``scipy.stats.t.ppf(q, df)`` returns, computed by the same function.
-
-    ``scipy.stats`` costs a second to import and every model imports this module; the quantile
-    is one call into ``scipy.special``.
-    """
-    from scipy.special import stdtrit
-
-    return float(stdtrit(df, q))
 
 #: Significant digits kept in summaries and model cards: enough for any planning use, few
 #: enough that the last float digit never differs between machines (nbval compares them).
@@ -203,7 +194,7 @@ class FitResult:
         elif not self.residual_checks.passed:
             return self._bootstrap(alpha)
         else:
-            q = t_quantile(1 - alpha / 2, self.df_resid)
+            q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
             lower, upper = self.params - q * self.bse, self.params + q * self.bse
         return pd.DataFrame({"lower": lower, "upper": upper})
 
@@ -236,7 +227,7 @@ class FitResult:
             boot = pd.DataFrame({"lower": ci[0].astype(float), "upper": ci[1].astype(float)})
             # A parameter the refits barely move gets a bootstrap interval of almost no width,
             # which would read as "known"; the reported interval covers the t interval too.
-            q = t_quantile(1 - alpha / 2, self.df_resid)
+            q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
             wald_lo, wald_hi = self.params - q * self.bse, self.params + q * self.bse
             boot["lower"] = np.fmin(boot["lower"], wald_lo)
             boot["upper"] = np.fmax(boot["upper"], wald_hi)
@@ -277,7 +268,7 @@ class FitResult:
         cov[fixed, :] = 0.0
         cov[:, fixed] = 0.0
         se = np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad))
-        q = t_quantile(1 - alpha / 2, self.df_resid)
+        q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
         return pd.DataFrame({"x": x, "fit": fit, "lower": fit - q * se, "upper": fit + q * se})
 
     def pred_band(self, x, alpha: float = 0.05) -> pd.DataFrame:
@@ -302,7 +293,7 @@ class FitResult:
         if self.df_resid <= 0:
             nan = np.full_like(fit, np.nan)
             return band.assign(lower=nan, upper=nan)
-        q = t_quantile(1 - alpha / 2, self.df_resid)
+        q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
         se_curve = (band["upper"].to_numpy(dtype=float) - fit) / q
         half = q * np.sqrt(se_curve**2 + self.new_measurement_var(fit))
         return band.assign(lower=fit - half, upper=fit + half)

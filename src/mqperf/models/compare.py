@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from mqperf.errors import ModelError
-from mqperf.models._base import FitResult, t_quantile
+from mqperf.models import pvalues
+from mqperf.models._base import FitResult
 
 #: Columns of :func:`parameters`, in order (the first nine are ``comparison.csv``'s contract).
 COLUMNS = ["series", "parameter", "before", "after", "difference", "lower", "upper", "changed", "unit",
@@ -133,7 +134,7 @@ def curve_value(result: FitResult, x: float, alpha: float = 0.05) -> dict:
     band = result.conf_band(np.array([float(x)]), alpha)
     xname, yname = axes(result)
     fit, upper = float(band["fit"].iloc[0]), float(band["upper"].iloc[0])
-    se = (upper - fit) / t_quantile(1 - alpha / 2, result.df_resid) if result.df_resid > 0 else math.nan
+    se = (upper - fit) / pvalues.t_ppf(1 - alpha / 2, result.df_resid) if result.df_resid > 0 else math.nan
     return {"parameter": f"{yname} at {xname} = {x:g}", "estimate": fit, "std_err": se,
             "lower": float(band["lower"].iloc[0]), "upper": upper}
 
@@ -157,7 +158,7 @@ def _quantile(q: float, df: float) -> float:
         from scipy.special import ndtri
 
         return float(ndtri(q))
-    return t_quantile(q, df)
+    return pvalues.t_ppf(q, df)
 
 
 def derived(before: FitResult, after: FitResult) -> pd.DataFrame:

@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from mqperf.errors import ModelError
-from mqperf.models._base import FitResult, covariance, t_quantile
+from mqperf.models import pvalues
+from mqperf.models._base import FitResult, covariance
 
 #: Fixed seed and refits of the bootstrap bands (the book's outputs are deterministic).
 SEED, REFITS = 20230201, 999
@@ -79,7 +80,7 @@ class CompressionResult(FitResult):
             nan = np.full_like(fit, np.nan)
             return pd.DataFrame({"fit": fit, "lower": nan, "upper": nan, "method": "none"})
         se = np.sqrt(np.einsum("ij,jk,ik->i", xd, self.cov.to_numpy(), xd))
-        q = t_quantile(1 - alpha / 2, self.df_resid)
+        q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
         lower, upper = fit - q * se, fit + q * se
         if not self.residual_checks.passed:
             draws = self._draws() @ xd.T
@@ -105,7 +106,7 @@ class CompressionResult(FitResult):
         solver can fail) widened where narrower to the Wald interval."""
         if self.df_resid <= 0 or self.residual_checks.passed or self.cov is None:
             return super().conf_int(alpha)
-        q = t_quantile(1 - alpha / 2, self.df_resid)
+        q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
         lo, hi = np.quantile(self._draws(), [alpha / 2, 1 - alpha / 2], axis=0)
         return pd.DataFrame({"lower": np.fmin(lo, self.params - q * self.bse),
                              "upper": np.fmax(hi, self.params + q * self.bse)}, index=self.params.index)

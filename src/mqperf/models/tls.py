@@ -243,9 +243,9 @@ class RenegotiationResult(_FitResult):
     def _wald(self, alpha: float):
         import pandas as pd
 
-        from mqperf.models._base import t_quantile
+        from mqperf.models import pvalues
 
-        q = t_quantile(1 - alpha / 2, self.df_resid)
+        q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
         return pd.DataFrame({"lower": self.params - q * self.bse, "upper": self.params + q * self.bse})
 
     def _bootstrap(self, alpha: float):
@@ -331,12 +331,12 @@ class RenegotiationResult(_FitResult):
         covariance, h's gradient (1/(1 + s/s0), a·s/(s0 + s)²); a one-size fit's h is its parameter.
         Not identified at all (every ratio 1: s0 means nothing) where the fit sees no renegotiation.
         """
-        from mqperf.models._base import t_quantile
+        from mqperf.models import pvalues
 
         h = float(self.handshake / float(self.enc(size)))
         if self.cov is None or self.df_resid <= 0:
             return h, float("nan"), float("nan")
-        q = t_quantile(1 - alpha / 2, self.df_resid)
+        q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
         if not self.size_model:
             lo, hi = (float(v) for v in self.conf_int(alpha).loc["h"])
             return h, lo, hi

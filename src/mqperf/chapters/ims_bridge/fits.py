@@ -80,7 +80,7 @@ def limit(model: str, r) -> float:
 
 def fits_table(fits: dict[str, FitSet]) -> pd.DataFrame:
     """One row per fitted (series, model): parameters, limit, residual df, t quantile, RMSE, identification."""
-    from mqperf.models._base import t_quantile
+    from mqperf.models import pvalues
 
     rows = []
     for (series, model), r in results(fits).items():
@@ -88,7 +88,7 @@ def fits_table(fits: dict[str, FitSet]) -> pd.DataFrame:
                "lam": r.lam, "sigma": r.params.get("sigma", np.nan), "kappa": r.params.get("kappa", np.nan),
                "x_max": r.params.get("x_max", np.nan), "limit": limit(model, r),
                "at_cpus": r.knee() if model == "bottleneck" else r.peak_n(),
-               "df_resid": r.df_resid, "t95": t_quantile(0.975, r.df_resid) if r.df_resid > 0 else np.nan,
+               "df_resid": r.df_resid, "t95": pvalues.t_ppf(0.975, r.df_resid) if r.df_resid > 0 else np.nan,
                "rmse": r.rmse, "identification": r.identification}
         rows.append(row)
     return pd.DataFrame(rows)
