@@ -46,6 +46,39 @@ def test_a_delay_resource_adds_time_but_no_queue():
     assert queued.at(10)["wire_residence_s"] > 0.1
 
 
+def _numpy_recursion(demands: dict, clients: int, think_s: float, delay: tuple) -> dict:
+    """The recursion of the module docstring in NumPy, a vector per client count: how the table
+    was computed before it moved to Python floats (the chapters' committed numbers came from it)."""
+    d = np.array(list(demands.values()), dtype=float)
+    is_delay = np.array([k in delay for k in demands])
+    q, out = np.zeros(d.size), {"throughput": [], "response_s": [], "residence": []}
+    for n in range(1, clients + 1):
+        r = np.where(is_delay, d, d * (1 + q))
+        x = n / (think_s + r.sum())
+        q = x * r
+        out["throughput"].append(x), out["response_s"].append(r.sum()), out["residence"].append(r)
+    return out
+
+
+@pytest.mark.parametrize("resources", [1, 3, 7, 8, 11])
+def test_the_table_is_the_numpy_recursion_to_the_bit(resources):
+    # Sums of 8 values and more are NumPy's pairwise sum, fewer left to right: both are covered.
+    rng = np.random.default_rng(resources)
+    names = [f"r{i}" for i in range(resources)]
+    demands = {k: float(rng.lognormal(-7, 2)) for k in names}
+    demands[names[-1]] = 0.0 if resources > 2 else demands[names[-1]]
+    delay = tuple(names[1:resources // 2])
+    result = mva.solve(demands, 300, think_s=0.004, delay=delay)
+    want = _numpy_recursion(demands, 300, 0.004, delay)
+    assert np.array_equal(result.table["throughput"], want["throughput"])
+    assert np.array_equal(result.table["response_s"], want["response_s"])
+    residence = np.array(want["residence"])
+    for i, k in enumerate(names):
+        assert np.array_equal(result.table[f"{k}_residence_s"], residence[:, i])
+        assert np.array_equal(result.table[f"{k}_utilisation"], np.array(want["throughput"]) * demands[k])
+    assert result.table["clients"].tolist() == list(range(1, 301))
+
+
 @pytest.mark.parametrize("demands, clients, kwargs, match", [
     ({"cpu": 0.1}, 0, {}, "whole number"),
     ({"cpu": -1.0}, 3, {}, "≥ 0"),

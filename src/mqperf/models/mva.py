@@ -94,21 +94,36 @@ def solve(demands: dict, clients: int, *, think_s: float = 0.0, delay: tuple = (
     if not queueing or max(demands[k] for k in queueing) <= 0:
         raise ModelError("MVA needs at least one queueing resource with a demand greater than 0")
     names = list(demands)
-    d = np.array([demands[k] for k in names], dtype=float)
-    is_delay = np.array([k in delay for k in names])
-    q = np.zeros(len(names))
-    rows = []
+    d = [float(demands[k]) for k in names]
+    is_delay = [k in delay for k in names]
+    # Python floats, one resource at a time: the element operations and the left-to-right sum
+    # NumPy does for fewer than 8 values (so the same bits), without a NumPy call per operation
+    # per client count; a truth table to 20,000 clients took 0.22 s, not 0.03.
+    q = [0.0] * len(names)
+    x_col, r_col = np.empty(clients), np.empty((clients, len(names)))
+    resp_col = np.empty(clients)
     for n in range(1, clients + 1):
-        r = np.where(is_delay, d, d * (1 + q))
-        x = n / (think_s + r.sum())
-        q = x * r
-        row = {"clients": n, "throughput": x, "response_s": r.sum()}
-        for k, rk in zip(names, r):
-            row[f"{k}_residence_s"] = rk
-            row[f"{k}_utilisation"] = x * demands[k]
-        rows.append(row)
+        r = [dk if dl else dk * (1.0 + qk) for dk, dl, qk in zip(d, is_delay, q)]
+        total = _sum(r)
+        x = n / (think_s + total)
+        q = [x * rk for rk in r]
+        x_col[n - 1], resp_col[n - 1], r_col[n - 1] = x, total, r
+    columns = {"clients": np.arange(1, clients + 1), "throughput": x_col, "response_s": resp_col}
+    for i, k in enumerate(names):
+        columns[f"{k}_residence_s"] = r_col[:, i]
+        columns[f"{k}_utilisation"] = x_col * demands[k]
     bottleneck = max(queueing, key=lambda k: demands[k])
-    return Result(pd.DataFrame(rows), dict(demands), float(think_s), bottleneck)
+    return Result(pd.DataFrame(columns), dict(demands), float(think_s), bottleneck)
+
+
+def _sum(values: list) -> float:
+    """Σ values as ``np.sum`` adds them: left to right below 8 values, NumPy's own pairwise sum above."""
+    if len(values) < 8:
+        total = 0.0
+        for v in values:
+            total += v
+        return total
+    return float(np.sum(values))
 
 
 # -- the MVA the measurements calibrate: one queue and a delay ------------------------------------
