@@ -266,3 +266,30 @@ def test_a_start_above_the_valley_tie_still_gets_its_own_solve(monkeypatch):
     assert [s.cost for s in taken[:2]] == list(costs[:2])
     costs[:] = np.inf
     assert _nls._batched_starts(rows, residuals, starts, *box, 0.0) == [None] * 4
+
+
+def test_the_jacobian_is_one_call_of_the_curve_with_each_columns_central_difference():
+    # What one call per column computed (central differences, steps 1e-6·|θ|), to the bit, and in
+    # the same memory layout (the solver's sums read it in that order).
+    n, ys, truth = _usl_problem(5, rows=7)
+    th = truth * np.random.default_rng(1).uniform(0.5, 1.5, (7, 3))
+    th[2, 1] = 0.0  # a parameter on its bound: the step floor
+    idx = np.arange(7)
+    calls = []
+
+    def resid(t, rows):
+        calls.append(t.shape[0])
+        return usl.throughput(n, t[:, [0]], t[:, [1]], t[:, [2]]) - ys[rows]
+
+    got = refits._jacobian(resid, th, idx)
+    assert calls == [2 * 3 * 7]
+    want = []
+    for k in range(3):
+        h = 1e-6 * np.maximum(np.abs(th[:, k]), 1e-9)
+        up, down = th.copy(), th.copy()
+        up[:, k] += h
+        down[:, k] -= h
+        want.append((resid(up, idx) - resid(down, idx)) / (2 * h)[:, None])
+    want = np.stack(want, axis=2)
+    assert got.shape == (7, n.size, 3) and got.flags.c_contiguous
+    assert np.array_equal(got, want)

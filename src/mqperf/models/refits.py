@@ -231,12 +231,16 @@ def _stationary(resid, t, r, idx, lower, upper, exact_cost: float = 0.0):
 
 
 def _jacobian(resid, th, idx):
-    """Central differences per parameter column, all rows at once: shape (rows, points, params)."""
-    cols = []
-    for k in range(th.shape[1]):
-        h = 1e-6 * np.maximum(np.abs(th[:, k]), 1e-9)
-        up, down = th.copy(), th.copy()
-        up[:, k] += h
-        down[:, k] -= h
-        cols.append((resid(up, idx) - resid(down, idx)) / (2 * h)[:, None])
-    return np.stack(cols, axis=2)
+    """Central differences per parameter column, all rows at once: shape (rows, points, params).
+
+    The 2·params perturbed copies of every row go to the curve in one call (rows repeated in
+    ``idx``): the same points as one call per column, but one pass of the curve's own loop (the
+    MVA's recursion runs once per client count for the whole array, whatever its length)."""
+    rows, q = th.shape
+    h = 1e-6 * np.maximum(np.abs(th), 1e-9)
+    own = np.eye(q, dtype=bool)[:, None, :]  # (column perturbed, 1, parameter)
+    up = np.where(own, th + h, th)            # (q, rows, q): copy k has θ_k + h_k, the rest as they are
+    down = np.where(own, th - h, th)
+    r = resid(np.concatenate([up, down]).reshape(2 * q * rows, q), np.tile(idx, 2 * q))
+    r = r.reshape(2, q, rows, -1)
+    return np.ascontiguousarray(((r[0] - r[1]) / (2 * h.T)[:, :, None]).transpose(1, 2, 0))
