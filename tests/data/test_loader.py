@@ -278,3 +278,32 @@ def test_the_memo_holds_few_frames_and_no_large_file(tmp_path, validations, monk
     data.load(big, contract="kafka_task_scaling")
     data.load(big, contract="kafka_task_scaling")
     assert validations[-2:] == [big, big] and all(key[0] != str(big) for key in data.loader._VALIDATED)
+
+
+def test_the_memo_holds_files_of_a_bounded_total_size(tmp_path, validations, monkeypatch):
+    paths = [write(tmp_path, f"tasks,rate_msg_s\n1,{100 + i}\n", name=f"f{i}.csv") for i in range(4)]
+    size = paths[0].stat().st_size
+    monkeypatch.setattr(data.loader, "_MEMO_TOTAL_BYTES", 2 * size)
+    for path in paths:
+        data.load(path, contract="kafka_task_scaling")
+    assert [key[0] for key in data.loader._VALIDATED] == [str(p) for p in paths[2:]]
+    data.load(paths[3], contract="kafka_task_scaling")
+    data.load(paths[1], contract="kafka_task_scaling")  # dropped for its bytes: checked again
+    assert validations == paths + [paths[1]]
+
+
+def test_the_memo_holds_as_many_tables_as_the_book_has(tmp_path, validations):
+    # A process that runs the chapters in turn (a test worker, a fleet worker, a warm kernel) reads
+    # the book's tables over and over: a memo smaller than the book dropped each table just
+    # before it was read again, and found nothing.
+    import json
+
+    from conftest import ROOT
+
+    tables = len(json.loads((ROOT / "data" / "datapackage.json").read_text())["resources"])
+    tables += len(list((ROOT / "data" / "examples").glob("*.csv")))
+    paths = [write(tmp_path, f"tasks,rate_msg_s\n1,{100 + i}\n", name=f"t{i}.csv") for i in range(tables)]
+    for _ in range(2):
+        for path in paths:
+            data.load(path, contract="kafka_task_scaling")
+    assert validations == paths

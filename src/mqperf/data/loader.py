@@ -134,7 +134,7 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
     frame = _load(path, schema, partial)
     if key is not None:
         _VALIDATED[key] = frame.copy()
-        while len(_VALIDATED) > _MEMO_ENTRIES:
+        while len(_VALIDATED) > _MEMO_ENTRIES or sum(k[4] for k in _VALIDATED) > _MEMO_TOTAL_BYTES:
             _VALIDATED.popitem(last=False)
     return frame
 
@@ -143,17 +143,21 @@ def load(name_or_path: str | Path, *, contract: str | dict | None = None) -> pd.
 #: it), the file's bytes, the schema and whether other columns are allowed. A chapter reads the
 #: book's tables several times, and a test, fleet or warm-kernel process runs many chapters. The
 #: key is the content, not the modification time, which two writes in one clock tick share; only
-#: files up to _MEMO_BYTES are kept, and only the last _MEMO_ENTRIES, so memory stays flat.
+#: files up to _MEMO_BYTES are kept, and only the last _MEMO_ENTRIES whose files hold at most
+#: _MEMO_TOTAL_BYTES together, so memory stays flat. The entries hold every table the book's
+#: chapters read (69): with fewer, running the chapters in turn dropped each table just before
+#: it was read again, and nothing was ever found.
 _VALIDATED: OrderedDict[tuple, pd.DataFrame] = OrderedDict()
-_MEMO_ENTRIES = 64
+_MEMO_ENTRIES = 256
 _MEMO_BYTES = 1 << 20
+_MEMO_TOTAL_BYTES = 16 << 20
 
 
 def _memo_key(path: Path, schema: dict, partial: bool) -> tuple | None:
     data = path.read_bytes() if path.stat().st_size <= _MEMO_BYTES else None
     if data is None:
         return None
-    return (str(path), hashlib.sha256(data).hexdigest(), json.dumps(schema, sort_keys=True), partial)
+    return (str(path), hashlib.sha256(data).hexdigest(), json.dumps(schema, sort_keys=True), partial, len(data))
 
 
 def _load(path: Path, schema: dict, partial: bool) -> pd.DataFrame:
