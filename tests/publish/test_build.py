@@ -100,6 +100,52 @@ def test_work_given_to_do_while_chapters_execute_runs_then_and_only_then(mini_bo
     assert [o.status for o in outcomes] == ["reused"] and seen == [True]  # nothing executed: not run
 
 
+@pytest.mark.slow
+def test_one_job_executes_in_a_kernel_of_this_process_and_closes_it(mini_book, monkeypatch):
+    # One stale chapter (or -j 1): no worker process to start before the kernel can start.
+    from mqperf.publish import engine
+
+    made = []
+
+    class Counted(engine.Kernel):
+        def __init__(self, *args, **kwargs):
+            made.append(self)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "Kernel", Counted)
+    outcomes = book.execute_chapters(catalog.chapters(), echo=lambda *_: None)
+    assert [o.status for o in outcomes] == ["executed"], outcomes
+    assert len(made) == 1 and made[0].km is None  # made here, and shut down after
+
+
+@pytest.mark.slow
+def test_jupyter_book_starts_while_chapters_execute_and_ends_when_a_chapter_fails(mini_book, monkeypatch):
+    from mqperf.publish import render
+
+    started, given = [], []
+
+    class Fake:
+        def __init__(self, root):
+            started.append(self)
+            self.root, self.closed = root, False
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(render, "Warm", Fake)
+    monkeypatch.setattr(render, "render_html", lambda **kwargs: given.append(kwargs.get("warm")))
+    assert book.build(echo=lambda *_: None) == 0
+    assert len(started) == 1 and started[0].root == mini_book and given == started  # the render got it
+    assert book.build(echo=lambda *_: None) == 0  # nothing executes: nothing started, a plain render
+    assert len(started) == 1 and given[-1] is None
+    path = mini_book / "chapters" / "tiny.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(new_code_cell("raise ValueError('a chapter that fails')"))
+    nbformat.write(nb, path)
+    assert book.build(echo=lambda *_: None) == 1
+    assert len(started) == 2 and started[1].closed and len(given) == 2  # ended, and no render
+
+
 @pytest.mark.parametrize("name", catalog.names())
 def test_declared_inputs_cover_every_file_a_chapter_reads(name, monkeypatch):
     """The build hashes the inputs a chapter declares; a file it reads but does not declare

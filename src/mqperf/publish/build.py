@@ -227,8 +227,10 @@ def _start_worker(cwd: str) -> None:
     multiprocessing.util.Finalize(_KERNEL, _KERNEL.close, exitpriority=10)
 
 
-def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
-    """Worker: execute one chapter (in this worker's warm kernel) into a temp file; swap it in on success."""
+def _run_chapter(name: str, path: str, env_hash: str, kernel=None) -> Outcome:
+    """Execute one chapter (in ``kernel``, by default this worker's warm kernel) into a temp file;
+    swap it in on success."""
+    kernel = kernel or _KERNEL
     start = time.perf_counter()
     source = Path(path)
     tmp = source.with_name(f".{source.stem}.executing.ipynb")
@@ -236,10 +238,10 @@ def _run_chapter(name: str, path: str, env_hash: str) -> Outcome:
     try:
         # The kernel's start-up is the worker's, not the chapter's: timed apart, so the
         # longest-first order and the printed times are the chapters' own.
-        _KERNEL.ready()
+        kernel.ready()
         waited = time.perf_counter() - start
         start += waited
-        _KERNEL.execute(source, tmp)
+        kernel.execute(source, tmp)
         nb = nbformat.read(tmp, as_version=4)
         normalise(nb, inputs=chapter_inputs(name), env_hash=env_hash)
         nb = kept_where_same(nb, source)
@@ -265,8 +267,9 @@ def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jo
                      while_executing=None) -> list[Outcome]:
     """Execute stale chapters in parallel; reuse current ones. Prints one line per chapter.
 
-    ``while_executing``, when given, runs in a thread of this process while the workers execute
-    (this one only waits for them then), and is finished before this returns.
+    ``while_executing``, when given, runs in a thread of this process while the chapters execute
+    (in workers, or with one job in this process's kernel, whose messages are all it handles
+    then), and is finished before this returns.
     """
     env_hash = environment_hash()
     todo, outcomes = [], []
@@ -283,20 +286,13 @@ def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jo
         # Longest first (as last measured; unknown ones first of all), so that no worker is
         # left running a long chapter alone at the end.
         todo.sort(key=lambda c: -seconds.get(c.name, float("inf")))
-        # Spawned, not forked: a process that already runs threads (a warm kernel's ZeroMQ I/O, a
-        # notebook calling build) cannot fork safely, and a worker needs only this module anyway.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(str(chapters_dir()),),
-                                 mp_context=context) as pool:
-            futures = [pool.submit(_run_chapter, c.name, str(c.path), env_hash) for c in todo]
-            side = None
-            if while_executing is not None:
-                import threading
+        side = None
+        if while_executing is not None:
+            import threading
 
-                side = threading.Thread(target=while_executing, name="mqperf-while-executing", daemon=True)
-                side.start()
-            for future in as_completed(futures):
-                out = future.result()
+            side = threading.Thread(target=while_executing, name="mqperf-while-executing", daemon=True)
+        with _executing(todo, jobs, env_hash, side.start if side is not None else None) as results:
+            for out in results:
                 outcomes.append(out)
                 if out.status == "executed":
                     seconds[out.chapter] = round(out.seconds, 2)
@@ -304,10 +300,39 @@ def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jo
                     echo(f"  executed  {out.chapter} ({out.seconds:.1f} s{boot})")
                 else:
                     echo(f"  FAILED    {out.chapter} ({out.seconds:.1f} s): {out.error}")
-            if side is not None:
+            if side is not None and side.is_alive():
                 side.join()
         _save_timings(seconds)
     return outcomes
+
+
+@contextmanager
+def _executing(todo: list[catalog.Chapter], jobs: int, env_hash: str, started=None):
+    """The chapters' outcomes as they finish: in worker processes, each with its warm kernel, or
+    with one job in a kernel of this process's own (a worker would first spend 0.3 s starting
+    Python and importing this module before its kernel could start). ``started`` is called as
+    soon as the work is under way (work held back until the kernel answered only moved the
+    competition for the processor into the chapter's execution)."""
+    if jobs == 1:
+        from mqperf.publish import engine
+
+        kernel = engine.Kernel(chapters_dir())
+        try:
+            if started is not None:
+                started()
+            yield (_run_chapter(c.name, str(c.path), env_hash, kernel) for c in todo)
+        finally:
+            kernel.close()
+        return
+    # Spawned, not forked: a process that already runs threads (a warm kernel's ZeroMQ I/O, a
+    # notebook calling build) cannot fork safely, and a worker needs only this module anyway.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(str(chapters_dir()),),
+                             mp_context=context) as pool:
+        futures = [pool.submit(_run_chapter, c.name, str(c.path), env_hash) for c in todo]
+        if started is not None:
+            started()
+        yield (future.result() for future in as_completed(futures))
 
 
 #: Each chapter's last execution time (a cache: not committed, never read by a chapter).
@@ -354,22 +379,35 @@ def build(*, strict: bool = False, force: bool = False, jobs: int | None = None,
             raise LookupError(f"no chapter named {', '.join(sorted(unknown))}")
         chapters = [c for c in chapters if c.name in only]
     echo(f"mqperf build: {len(chapters)} chapter(s)")
-    outcomes = execute_chapters(chapters, force=force, jobs=jobs, echo=echo,
-                                while_executing=_import_for_render if html else None)
-    failed = [o for o in outcomes if o.status == "failed"]
-    if failed:
-        echo(f"build failed: {len(failed)} chapter(s) did not execute; nothing was published")
-        # Bad data or a model the data cannot support is bad input (2), not a crash (1).
-        bad_input = all(o.error.startswith(("DataError", "ModelError")) for o in failed)
-        return 2 if bad_input else 1
-    if html:
+    warm = []
+
+    def while_executing():
+        # A chapter changed, so the book will most likely render: Jupyter Book imports meanwhile.
         from mqperf.publish import render
 
-        try:
-            render.render_html(strict=strict, force=force, echo=echo)
-        except RuntimeError as exc:
-            echo(str(exc))
-            return 1
+        warm.append(render.Warm(book_root()))
+        _import_for_render()
+
+    try:
+        outcomes = execute_chapters(chapters, force=force, jobs=jobs, echo=echo,
+                                    while_executing=while_executing if html else None)
+        failed = [o for o in outcomes if o.status == "failed"]
+        if failed:
+            echo(f"build failed: {len(failed)} chapter(s) did not execute; nothing was published")
+            # Bad data or a model the data cannot support is bad input (2), not a crash (1).
+            bad_input = all(o.error.startswith(("DataError", "ModelError")) for o in failed)
+            return 2 if bad_input else 1
+        if html:
+            from mqperf.publish import render
+
+            try:
+                render.render_html(strict=strict, force=force, echo=echo, warm=warm.pop() if warm else None)
+            except RuntimeError as exc:
+                echo(str(exc))
+                return 1
+    finally:
+        for process in warm:  # not used: a chapter failed, or the build was interrupted
+            process.close()
     n_exec = sum(o.status == "executed" for o in outcomes)
     echo(f"done in {time.perf_counter() - start:.1f} s: {n_exec} executed, {len(outcomes) - n_exec} reused")
     return 0

@@ -7,6 +7,7 @@ every input of the render (:func:`html_inputs_hash`) is what the last render rea
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -16,29 +17,38 @@ from pathlib import Path
 from mqperf.paths import book_root, package_dir
 from mqperf.publish.digest import digest
 
-def render_html(*, strict: bool = False, force: bool = False, echo=print) -> Path:
+def render_html(*, strict: bool = False, force: bool = False, echo=print, warm: Warm | None = None) -> Path:
     """Jupyter Book build into .cache/jb, then swap into _build/html. Returns the HTML dir.
 
     Nothing is rendered when the inputs (:func:`html_inputs_hash`) are those of the last render,
-    unless ``strict`` (warnings checked) or ``force``.
+    unless ``strict`` (warnings checked) or ``force``. ``warm``, when given, is the Jupyter Book
+    process that renders (its imports done ahead); it is used up or closed either way.
     """
     from mqperf.publish import pages
 
-    root = book_root()
-    pages.write_all()
-    target = root / "_build" / "html"
-    stamp = target / HTML_STAMP
-    inputs = html_inputs_hash(root)
-    if not (strict or force) and stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == inputs:
-        echo("  html      unchanged: no page, notebook, dataset, card or setting changed since the last render")
-        return target
-    staging = root / ".cache" / "jb"
-    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(root), "--path-output", str(staging), "--builder", "html"]
-    if strict:
-        cmd += ["-W", "-n", "--keep-going"]
-    echo("  html      rendering with Jupyter Book" + (" (warnings are errors)" if strict else "") + " ...")
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    try:
+        root = book_root()
+        pages.write_all()
+        target = root / "_build" / "html"
+        stamp = target / HTML_STAMP
+        inputs = html_inputs_hash(root)
+        if not (strict or force) and stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == inputs:
+            echo("  html      unchanged: no page, notebook, dataset, card or setting changed since the last render")
+            return target
+        staging = root / ".cache" / "jb"
+        args = ["build", str(root), "--path-output", str(staging), "--builder", "html"]
+        if strict:
+            args += ["-W", "-n", "--keep-going"]
+        echo("  html      rendering with Jupyter Book" + (" (warnings are errors)" if strict else "") + " ...")
+        start = time.perf_counter()
+        if warm is not None:
+            proc = warm.run(args)
+        else:
+            proc = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), *args], cwd=root,
+                                  capture_output=True, text=True)
+    finally:
+        if warm is not None:
+            warm.close()
     if proc.returncode != 0:
         lines = (proc.stdout + proc.stderr).strip().splitlines()
         problems = [ln for ln in lines if "WARNING" in ln or "ERROR" in ln]
@@ -76,6 +86,52 @@ def html_inputs_hash(root: Path) -> str:
     for f in sorted((package_dir() / "publish").rglob("*.py")):
         parts += [str(f.relative_to(package_dir())).encode(), f.read_bytes()]
     return digest(*parts)
+
+
+#: What Jupyter Book imports before it reads a page (0.8 s of a 2 s render): :class:`Warm` imports them ahead.
+WARM_IMPORTS = ("jupyter_book.cli.main", "jupyter_book.sphinx", "sphinx.application", "sphinx.cmd.build",
+                "myst_nb.sphinx_ext", "sphinx_book_theme", "sphinx_design.extension", "sphinx_external_toc.parsing",
+                "mqperf.publish.sphinxext")
+
+_WARM_MAIN = """
+import importlib, json, sys
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+    except Exception:
+        pass  # the render meets what cannot be imported, and reports it as it always did
+line = sys.stdin.readline()
+if not line.strip():
+    sys.exit(0)
+sys.argv = ["jupyter-book", *json.loads(line)]
+from jupyter_book.cli.main import main
+sys.exit(main())
+"""
+
+
+class Warm:
+    """A Jupyter Book process that imports what a render needs, then waits for its arguments.
+
+    ``mqperf build`` starts one while the chapters execute (the build process only waits then,
+    and this is another process, so the imports take no time from anyone), and the render after
+    them starts at Sphinx's reading of the book: a one-chapter change renders in 1.2 s, not 2.0.
+    :meth:`run` renders as ``jupyter-book ARGS`` would (the same interpreter, folder, environment
+    and output); :meth:`close` ends a process that was not needed.
+    """
+
+    def __init__(self, root: Path):
+        # -P: the book's folder is the working directory, and nothing in it may shadow a module.
+        self.proc = subprocess.Popen([sys.executable, "-P", "-c", _WARM_MAIN, *WARM_IMPORTS], cwd=root,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def run(self, args: list[str]) -> subprocess.CompletedProcess:
+        out, err = self.proc.communicate(json.dumps(args) + "\n")
+        return subprocess.CompletedProcess(["jupyter-book", *args], self.proc.returncode, out, err)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
 
 
 def _sync_static(source: Path, built: Path) -> None:
