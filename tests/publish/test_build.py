@@ -132,12 +132,25 @@ def test_jupyter_book_starts_while_chapters_execute_and_ends_when_a_chapter_fail
         def close(self):
             self.closed = True
 
+    written = []
+
+    def render_html(**kwargs):
+        given.append(kwargs.get("warm"))
+        written.append(kwargs.get("pages_written", ()))
+
+    from mqperf.publish import pages
+
+    asked = []
     monkeypatch.setattr(render, "Warm", Fake)
-    monkeypatch.setattr(render, "render_html", lambda **kwargs: given.append(kwargs.get("warm")))
+    monkeypatch.setattr(render, "render_html", render_html)
+    monkeypatch.setattr(pages, "write_all", lambda names=None: asked.append(list(names)) or [])
     assert book.build(echo=lambda *_: None) == 0
     assert len(started) == 1 and started[0].root == mini_book and given == started  # the render got it
+    # The generated pages no execution changes were written meanwhile, and the render is told so;
+    # the model cards page is left for it, after the chapters wrote their cards.
+    assert asked == [[n for n in pages.PAGES if n != "model_cards.md"]] and written == [tuple(asked[0])]
     assert book.build(echo=lambda *_: None) == 0  # nothing executes: nothing started, a plain render
-    assert len(started) == 1 and given[-1] is None
+    assert len(started) == 1 and given[-1] is None and written[-1] == () and len(asked) == 1
     path = mini_book / "chapters" / "tiny.ipynb"
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(new_code_cell("raise ValueError('a chapter that fails')"))
@@ -269,7 +282,8 @@ def test_html_inputs_hash_follows_what_the_render_reads(mini_book):
 def test_unchanged_book_does_no_sphinx_work(mini_book, monkeypatch):
     from mqperf.publish import pages
 
-    monkeypatch.setattr(pages, "write_all", lambda: [])
+    asked = []
+    monkeypatch.setattr(pages, "write_all", lambda names=None: asked.append(list(names)) or [])
     target = mini_book / "_build" / "html"
     target.mkdir(parents=True)
     (target / render.HTML_STAMP).write_text(render.html_inputs_hash(mini_book) + "\n")
@@ -281,6 +295,9 @@ def test_unchanged_book_does_no_sphinx_work(mini_book, monkeypatch):
     lines = []
     assert render.render_html(echo=lines.append) == target
     assert any("unchanged" in ln for ln in lines)
+    assert asked == [list(pages.PAGES)]  # every generated page, unless some were written already
+    render.render_html(echo=lines.append, pages_written=("errata.md", "formats.md"))
+    assert asked[-1] == [n for n in pages.PAGES if n not in ("errata.md", "formats.md")]
     # One changed input and the render runs again.
     (mini_book / "_toc.yml").write_text((mini_book / "_toc.yml").read_text() + "\n")
     with pytest.raises(AssertionError, match="Jupyter Book ran"):
@@ -326,3 +343,12 @@ def test_build_force_under_another_blas_kernel_leaves_the_chapters_untouched(tmp
         after = {p.name: p.read_bytes() for p in (root / "chapters").glob("*.ipynb")}
         changed = sorted(n for n in before if after[n] != before[n])
         assert changed == [], f"OPENBLAS_CORETYPE={family}: the forced build rewrote {changed}"
+
+
+def test_the_staleness_check_reads_a_notebook_as_nbformat_does():
+    # is_current parses the notebooks as plain JSON (no schema check): it must hash what
+    # nbformat.read gives, or a committed chapter would look stale (or a stale one current).
+    env = book.environment_hash()
+    for chapter in catalog.chapters():
+        quick, full = book._read_for_hash(chapter.path), nbformat.read(chapter.path, as_version=4)
+        assert book.input_hash(quick, env) == book.input_hash(full, env), chapter.name

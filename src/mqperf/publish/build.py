@@ -28,8 +28,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-
 from mqperf import catalog
 from mqperf.paths import book_root, chapters_dir, package_dir
 from mqperf.publish.digest import digest
@@ -48,8 +46,8 @@ class Outcome:
 
 def source_hash(nb) -> str:
     """Hash of what a chapter *is*: cell types, sources and tags, and its mqperf metadata."""
-    cells = [(c.cell_type, c.source, c.get("metadata", {}).get("tags", [])) for c in nb.cells]
-    meta = {k: v for k, v in nb.metadata.get("mqperf", {}).items() if k not in ("inputs", "input_hash")}
+    cells = [(c["cell_type"], c["source"], c.get("metadata", {}).get("tags", [])) for c in nb["cells"]]
+    meta = {k: v for k, v in nb["metadata"].get("mqperf", {}).items() if k not in ("inputs", "input_hash")}
     return digest(json.dumps([cells, meta], sort_keys=True).encode())
 
 
@@ -75,7 +73,7 @@ def environment_hash() -> str:
 def input_hash(nb, env_hash: str | None = None) -> str:
     root = book_root()
     parts = [source_hash(nb).encode(), (env_hash or environment_hash()).encode()]
-    for rel in nb.metadata.get("mqperf", {}).get("inputs", []):
+    for rel in nb["metadata"].get("mqperf", {}).get("inputs", []):
         path = root / rel
         parts.append(rel.encode())
         parts.append(path.read_bytes() if path.exists() else b"<missing>")
@@ -83,9 +81,28 @@ def input_hash(nb, env_hash: str | None = None) -> str:
 
 
 def is_current(chapter: catalog.Chapter, env_hash: str | None = None) -> bool:
-    nb = nbformat.read(chapter.path, as_version=4)
-    stored = nb.metadata.get("mqperf", {}).get("input_hash")
+    nb = _read_for_hash(chapter.path)
+    stored = nb["metadata"].get("mqperf", {}).get("input_hash")
     return stored is not None and stored == input_hash(nb, env_hash)
+
+
+def _read_for_hash(path: Path) -> dict:
+    """A notebook as :func:`input_hash` reads it: its metadata, and its cells with their sources
+    joined into one string each, as ``nbformat.read`` gives them. Plain JSON: checking it
+    against the notebook schema cost every build 0.2 s for the book's twenty (importing and
+    compiling the checker), and an executed notebook is checked when it is read back. A
+    notebook in another format version goes through ``nbformat.read``."""
+    text = Path(path).read_text(encoding="utf-8")
+    nb = json.loads(text)
+    if nb.get("nbformat") != 4:
+        import nbformat
+
+        return nbformat.reads(text, as_version=4)
+    for cell in nb.get("cells", []):
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(cell["source"])
+    nb.setdefault("metadata", {})
+    return nb
 
 
 # -- execution --------------------------------------------------------------------------------
@@ -199,6 +216,8 @@ def kept_where_same(nb, committed: Path):
     machine then leaves the file byte for byte as it was, and a reader's clone shows no change.
     Any cell that moved beyond the rule makes the whole new notebook the result.
     """
+    import nbformat
+
     from mqperf.publish import drift
 
     try:
@@ -230,6 +249,8 @@ def _start_worker(cwd: str) -> None:
 def _run_chapter(name: str, path: str, env_hash: str, kernel=None) -> Outcome:
     """Execute one chapter (in ``kernel``, by default this worker's warm kernel) into a temp file;
     swap it in on success."""
+    import nbformat
+
     kernel = kernel or _KERNEL
     start = time.perf_counter()
     source = Path(path)
@@ -360,10 +381,16 @@ def _import_for_render() -> None:
     """Import what writing the generated pages needs (pandas among it: 0.4 s). A failure is left
     for the render to meet, and report, when it imports the same modules."""
     try:
+        import nbformat
+
         from mqperf import numbers, parameters  # noqa: F401
         from mqperf.data import contracts, readers  # noqa: F401
         from mqperf.present import cards, text  # noqa: F401
         from mqperf.publish import pages, render  # noqa: F401
+
+        # Reading an executed chapter back checks it against the notebook schema, whose checker
+        # is imported and compiled on first use (0.15 s): here, rather than after the execution.
+        nbformat.validate(nbformat.v4.new_notebook())
     except Exception:  # noqa: BLE001 - the render imports these itself
         pass
 
@@ -379,14 +406,21 @@ def build(*, strict: bool = False, force: bool = False, jobs: int | None = None,
             raise LookupError(f"no chapter named {', '.join(sorted(unknown))}")
         chapters = [c for c in chapters if c.name in only]
     echo(f"mqperf build: {len(chapters)} chapter(s)")
-    warm = []
+    warm, pages_written = [], []
 
     def while_executing():
-        # A chapter changed, so the book will most likely render: Jupyter Book imports meanwhile.
-        from mqperf.publish import render
+        # A chapter changed, so the book will most likely render: Jupyter Book imports meanwhile,
+        # and the generated pages no execution changes are written.
+        from mqperf.publish import pages, render
 
         warm.append(render.Warm(book_root()))
         _import_for_render()
+        try:
+            before = [n for n in pages.PAGES if n not in pages.AFTER_EXECUTION]
+            pages.write_all(before)
+            pages_written.extend(before)
+        except Exception:  # noqa: BLE001 - the render writes them again, and reports what fails
+            pass
 
     try:
         outcomes = execute_chapters(chapters, force=force, jobs=jobs, echo=echo,
@@ -401,7 +435,8 @@ def build(*, strict: bool = False, force: bool = False, jobs: int | None = None,
             from mqperf.publish import render
 
             try:
-                render.render_html(strict=strict, force=force, echo=echo, warm=warm.pop() if warm else None)
+                render.render_html(strict=strict, force=force, echo=echo, warm=warm.pop() if warm else None,
+                                   pages_written=tuple(pages_written))
             except RuntimeError as exc:
                 echo(str(exc))
                 return 1

@@ -357,13 +357,22 @@ def _interval(ci) -> str:
     return f"{_shown(ci[0])} to {_shown(ci[1])}"
 
 
-def write_all() -> list[Path]:
-    """Write the generated pages; returns the paths (rewritten only when changed)."""
+#: The generated pages, and what writes each. Only the model cards page shows what executing the
+#: chapters writes (their cards in ``models/``): ``mqperf build`` writes the others meanwhile.
+PAGES = {"data_catalog.md": data_catalog, "errata.md": errata, "model_cards.md": model_cards,
+         "parameters.md": parameters, "contracts.md": contracts, "formats.md": formats}
+AFTER_EXECUTION = ("model_cards.md",)
+
+
+def write_all(names=None) -> list[Path]:
+    """Write the generated pages (``names``: only those); returns the paths (rewritten only when changed)."""
     target = chapters_dir() / GENERATED
     target.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in (("data_catalog.md", data_catalog()), ("errata.md", errata()), ("model_cards.md", model_cards()),
-                       ("parameters.md", parameters()), ("contracts.md", contracts()), ("formats.md", formats())):
+    for name, page in PAGES.items():
+        if names is not None and name not in names:
+            continue
+        text = page()
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")

@@ -17,18 +17,20 @@ from pathlib import Path
 from mqperf.paths import book_root, package_dir
 from mqperf.publish.digest import digest
 
-def render_html(*, strict: bool = False, force: bool = False, echo=print, warm: Warm | None = None) -> Path:
+def render_html(*, strict: bool = False, force: bool = False, echo=print, warm: Warm | None = None,
+                pages_written: tuple = ()) -> Path:
     """Jupyter Book build into .cache/jb, then swap into _build/html. Returns the HTML dir.
 
     Nothing is rendered when the inputs (:func:`html_inputs_hash`) are those of the last render,
     unless ``strict`` (warnings checked) or ``force``. ``warm``, when given, is the Jupyter Book
     process that renders (its imports done ahead); it is used up or closed either way.
+    ``pages_written``: generated pages the caller has written already in this build.
     """
     from mqperf.publish import pages
 
     try:
         root = book_root()
-        pages.write_all()
+        pages.write_all([name for name in pages.PAGES if name not in pages_written])
         target = root / "_build" / "html"
         stamp = target / HTML_STAMP
         inputs = html_inputs_hash(root)
