@@ -172,6 +172,10 @@ class FitResult:
     @property
     def bse(self) -> pd.Series:
         """Standard errors of the parameters (NaN when not identified by the data or fixed by a bound)."""
+        return self._bse.copy()  # each caller its own: the fit is read many times (intervals, cards, compare)
+
+    @cached_property
+    def _bse(self) -> pd.Series:
         if self.cov is None or self.df_resid <= 0:
             return pd.Series(np.nan, index=self.params.index)
         se = pd.Series(np.sqrt(np.clip(np.diag(self.cov.to_numpy()), 0, None)), index=self.params.index)
@@ -189,14 +193,17 @@ class FitResult:
         Wald interval, which can reach past the bound: read it as "the data cannot tell
         this parameter from the bound", not as a range of plausible values.
         """
-        if self.df_resid <= 0:
-            lower = upper = pd.Series(np.nan, index=self.params.index)
-        elif not self.residual_checks.passed:
+        if self.df_resid > 0 and not self.residual_checks.passed:
             return self._bootstrap(alpha)
-        else:
-            q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
-            lower, upper = self.params - q * self.bse, self.params + q * self.bse
-        return pd.DataFrame({"lower": lower, "upper": upper})
+        cache = self.__dict__.setdefault("_wald_cache", {})
+        if alpha not in cache:
+            if self.df_resid <= 0:
+                lower = upper = pd.Series(np.nan, index=self.params.index)
+            else:
+                q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
+                lower, upper = self.params - q * self._bse, self.params + q * self._bse
+            cache[alpha] = pd.DataFrame({"lower": lower, "upper": upper})
+        return cache[alpha].copy()
 
     @cached_property
     def residual_checks(self):
