@@ -421,16 +421,24 @@ def covariance(jacobian: np.ndarray, resid: np.ndarray, df_resid: int, names, fi
     ``usl`` package's covariance, so standard errors stay comparable with published ones.
     """
     names = list(names)
+    cov = covariance_array(jacobian, resid, df_resid, names, fixed)
+    return None if cov is None else pd.DataFrame(cov, index=names, columns=names)
+
+
+def covariance_array(jacobian: np.ndarray, resid: np.ndarray, df_resid: int, names, fixed=()) -> np.ndarray | None:
+    """:func:`covariance` as an array, rows and columns in the order of ``names`` (a fit computes
+    it on every refit, where a DataFrame's construction cost more than the algebra)."""
+    names = list(names)
     if df_resid <= 0:
         return None
     keep = [i for i, p in enumerate(names) if p not in fixed]
+    out = np.full((len(names), len(names)), np.nan)
     if not keep:
-        return pd.DataFrame(np.nan, index=names, columns=names)
+        return out
     jac = jacobian[:, keep]
     jtj = jac.T @ jac
     if np.linalg.matrix_rank(jtj) < jtj.shape[0]:
         return None
     s2 = float(resid @ resid) / df_resid
-    free = [names[i] for i in keep]
-    cov = pd.DataFrame(np.linalg.inv(jtj) * s2, index=free, columns=free)
-    return cov.reindex(index=names, columns=names)
+    out[np.ix_(keep, keep)] = np.linalg.inv(jtj) * s2
+    return out

@@ -29,7 +29,7 @@ import pandas as pd
 from scipy.optimize import least_squares
 
 from mqperf.errors import ModelError
-from mqperf.models._base import NOISE_SSR, FitResult, covariance, jacobian
+from mqperf.models._base import NOISE_SSR, FitResult, covariance_array, jacobian
 
 
 def resolve_weights(weights, y: np.ndarray) -> tuple[np.ndarray, str]:
@@ -319,10 +319,10 @@ def scaled_covariance(jac: np.ndarray, resid: np.ndarray, df_resid: int, names, 
     if np.any(norms[free] == 0) or not np.all(np.isfinite(norms[free])):
         return None
     norms = np.where(free, norms, 1.0)  # a fixed column is dropped: its scale does not matter
-    cov = covariance(jac / norms, resid, df_resid, names, fixed=fixed)
+    cov = covariance_array(jac / norms, resid, df_resid, names, fixed=fixed)
     if cov is None:
         return None
-    return cov / np.outer(norms, norms)
+    return pd.DataFrame(cov / np.outer(norms, norms), index=list(names), columns=list(names))
 
 
 def check_pairs(x, y, xname: str, yname: str, *, k: int, label: str) -> tuple[np.ndarray, np.ndarray]:
