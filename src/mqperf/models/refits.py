@@ -155,6 +155,8 @@ def _iterate(resid, rows, q, th, lower, upper, exact_cost: float = 0.0):
         mu = np.full(rows, 1e-3)  # Marquardt's damping, relative to the diagonal of JᵀJ
         done = ~np.isfinite(cost)
         failed = done.copy()
+        eye = np.eye(q)
+        lo_edge, hi_edge = _edges(lower, upper)
         for _ in range(MAX_ITER):
             idx = np.flatnonzero(~done)
             if idx.size == 0:
@@ -162,13 +164,16 @@ def _iterate(resid, rows, q, th, lower, upper, exact_cost: float = 0.0):
             t, rl, c0, m = th[idx], r[idx], cost[idx], mu[idx]
             jac = _jacobian(resid, t, idx)
             grad = np.einsum("bnk,bn->bk", jac, rl)
-            held = _held(t, grad, lower, upper)
+            held = ((t <= lo_edge) & (grad > 0)) | ((t >= hi_edge) & (grad < 0))  # _held, its edges computed once
             a = np.einsum("bnk,bnl->bkl", jac, jac)
             diag = np.diagonal(a, axis1=1, axis2=2)
-            system = a + m[:, None, None] * (np.eye(q) * np.where(diag > 0, diag, 1.0)[:, None, :])
+            system = a + m[:, None, None] * (eye * np.where(diag > 0, diag, 1.0)[:, None, :])
             moving = ~held
-            system = np.where(moving[:, :, None] & moving[:, None, :], system, np.eye(q))
-            rhs = np.where(moving, -grad, 0.0)
+            if held.any():  # most iterations hold nothing on a bound: the system as it is
+                system = np.where(moving[:, :, None] & moving[:, None, :], system, eye)
+                rhs = np.where(moving, -grad, 0.0)
+            else:
+                rhs = -grad
             try:
                 step = np.linalg.solve(system, rhs[..., None])[..., 0]
             except np.linalg.LinAlgError:
@@ -213,9 +218,13 @@ def minimise_rows(resid_rows, starts: np.ndarray, lower: np.ndarray, upper: np.n
 
 def _held(t, grad, lower, upper):
     """Parameters on a bound that the gradient of the cost pushes outward."""
-    at_lower = t <= lower + 1e-15 * np.maximum(1, np.abs(lower))
-    at_upper = t >= upper - 1e-15 * np.maximum(1, np.abs(upper))
-    return (at_lower & (grad > 0)) | (at_upper & (grad < 0))
+    lo_edge, hi_edge = _edges(lower, upper)
+    return ((t <= lo_edge) & (grad > 0)) | ((t >= hi_edge) & (grad < 0))
+
+
+def _edges(lower, upper):
+    """Where a parameter counts as on its lower or upper bound (within 1e-15, relative beyond 1)."""
+    return lower + 1e-15 * np.maximum(1, np.abs(lower)), upper - 1e-15 * np.maximum(1, np.abs(upper))
 
 
 def _stationary(resid, t, r, idx, lower, upper, exact_cost: float = 0.0):
