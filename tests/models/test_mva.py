@@ -162,3 +162,14 @@ def test_rows_of_demands_give_the_same_throughputs_as_one_at_a_time():
         assert rows.shape == (30, counts.size) and np.array_equal(rows, one)
     edge = mva.one_queue(n[:3], np.array([[0.0], [1e-3]]), np.array([[0.01], [0.0]]), 0.0)
     assert np.array_equal(edge, np.vstack([mva.one_queue(n[:3], 0.0, 0.01, 0.0), mva.one_queue(n[:3], 1e-3, 0.0, 0.0)]))
+
+
+def test_the_fit_evaluates_its_counts_as_one_queue_does_to_the_bit(monkeypatch):
+    # The fit prepares its client counts once (rounding, the recursion's reach); at those counts
+    # its curve must be one_queue's, bit for bit, on both sides of the recursion's limit.
+    monkeypatch.setattr(mva, "RECURSION_MAX", 40)
+    n = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 48.0, 64.0])
+    x = mva.one_queue(n, 0.002, 0.004, 0.01) * np.random.default_rng(2).normal(1, 0.01, n.size)
+    result = mva.fit(n, x, think_s=0.01)
+    for dq, dd in [(0.002, 0.004), (1e-5, 0.0), (0.3, 2.0), (result.d_queue, result.d_delay)]:
+        assert np.array_equal(result.fn(result.x, dq, dd), mva.one_queue(n.copy(), dq, dd, 0.01))

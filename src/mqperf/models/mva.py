@@ -146,16 +146,33 @@ def one_queue(n, d_queue: float, d_delay: float, think_s: float) -> np.ndarray:
     n = np.atleast_1d(np.asarray(n, dtype=float))
     if np.ndim(d_queue) or np.ndim(d_delay):
         return _one_queue_rows(n, d_queue, d_delay, think_s)
-    zp = float(think_s) + float(d_delay)
+    return _one_queue_at(_Counts(n), d_queue, float(think_s) + float(d_delay))
+
+
+class _Counts:
+    """Client counts as :func:`one_queue` reads them, worked out once: a fit evaluates the curve at
+    the same counts thousands of times, and this preparation was half of each evaluation."""
+
+    def __init__(self, n: np.ndarray):
+        self.n = n
+        self.whole = np.round(n).astype(int)
+        self.small = self.whole <= RECURSION_MAX
+        self.any_small = bool(self.small.any())
+        self.top = int(self.whole[self.small].max()) if self.any_small else 0
+        self.at = self.whole[self.small] - 1
+        self.large = np.nonzero(~self.small)[0]
+
+
+def _one_queue_at(counts: _Counts, d_queue, zp: float) -> np.ndarray:
+    """:func:`one_queue` at prepared counts, for one pair of demands (``zp`` = Z + D_d)."""
+    n = counts.n
     if d_queue <= 0:
         return n / zp if zp > 0 else np.full_like(n, np.inf)
     if zp <= 0:
         return np.full_like(n, 1.0 / d_queue)
     out = np.empty_like(n)
-    whole = np.round(n).astype(int)
-    small = whole <= RECURSION_MAX
-    if small.any():
-        top = int(whole[small].max())
+    if counts.any_small:
+        top = counts.top
         # Python floats, not NumPy scalars: the same IEEE operations (so the same bits), at a
         # third of the cost; a fit evaluates this recursion thousands of times.
         dq, zp = float(d_queue), float(zp)
@@ -166,12 +183,12 @@ def one_queue(n, d_queue: float, d_delay: float, think_s: float) -> np.ndarray:
             xk = k / (zp + r)
             x[k - 1] = xk
             q = xk * r
-        out[small] = np.array(x)[whole[small] - 1]
-    for i in np.nonzero(~small)[0]:
-        big = float(whole[i])
+        out[counts.small] = np.array(x)[counts.at]
+    for i in counts.large:
+        big = float(counts.whole[i])
         from scipy.special import gammaln
 
-        k = np.arange(whole[i] + 1, dtype=float)
+        k = np.arange(counts.whole[i] + 1, dtype=float)
         terms = gammaln(big + 1) - gammaln(big - k + 1) + k * math.log(d_queue / zp)
         peak = float(terms.max())
         log_sum = peak + math.log(float(np.exp(terms - peak).sum()))
@@ -262,7 +279,11 @@ def fit(n, x, *, think_s: float = 0.0, data_name: str | None = None, data_hash: 
     if not math.isfinite(think_s) or think_s < 0:
         raise ModelError(f"the think time must be a number ≥ 0, not {think_s!r}")
 
+    counts = _Counts(n)
+
     def model(nn, d_queue, d_delay):
+        if nn is n and not (np.ndim(d_queue) or np.ndim(d_delay)):  # the solver, at the measured counts
+            return _one_queue_at(counts, d_queue, float(think_s) + float(d_delay))
         return one_queue(nn, d_queue, d_delay, think_s)
 
     dq = 1.0 / float(x.max())
