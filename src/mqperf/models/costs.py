@@ -1,7 +1,7 @@
 """CPU cost per operation against configuration factors, and a capacity calculator.
 
-Regression of a cost (CPU microseconds per MQCONNX+MQDISC, say) on categorical factors
-with the statsmodels formula API (OLS):
+Regression of a cost (CPU microseconds per MQCONNX+MQDISC, say) on categorical factors by
+ordinary least squares, with statsmodels' formulas and numbers (:mod:`mqperf.models.formula`):
 
     additive:      cost ~ C(sharecnv) + C(listener) + C(tls)
     interaction:   cost ~ C(sharecnv) * C(listener)
@@ -10,8 +10,9 @@ The additive model says each setting adds a fixed cost whatever the others are (
 table is written that way: "+380" for TLS); the interaction model lets an effect depend on
 another setting (a shared listener costs more with SHARECNV(1) than with SHARECNV(0)).
 With one measurement per combination the interaction model has as many parameters as cells:
-it is exactly identified and reports no intervals. Intervals are statsmodels' (Student-t on
-the residual df, non-robust covariance), i.e. the same Wald intervals as every other model.
+it is exactly identified and reports no intervals. Intervals are statsmodels' OLS intervals
+(Student-t on the residual df, non-robust covariance), i.e. the same Wald intervals as every
+other model.
 
 Capacity: ``rate × cost`` is CPU seconds per second, i.e. engines kept busy;
 ``cpu_seconds_per_hour`` and ``engines_needed`` turn a connection (or message) rate and a
@@ -20,7 +21,6 @@ cost per operation into what a capacity planner asks for.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,14 +46,15 @@ def _linear(exog, *beta):
 
 @dataclass(frozen=True)
 class CostResult(FitResult):
-    """A fitted cost regression wrapping statsmodels' OLS results (``sm``)."""
+    """A fitted cost regression: its design (formula and levels) and least-squares solution (``ols``)."""
 
-    sm: object = field(default=None, repr=False)
+    design: object = field(default=None, repr=False)
+    ols: object = field(default=None, repr=False)
 
     def predict(self, x) -> np.ndarray:
         """Cost for new configurations: a DataFrame with the factor columns (or a design matrix)."""
         if isinstance(x, pd.DataFrame):
-            return np.asarray(self.sm.predict(x), dtype=float)
+            return np.dot(self.design.matrix(x), np.asarray(self.params, dtype=float))
         return super().predict(x)
 
     def conf_band(self, x, alpha: float = 0.05) -> pd.DataFrame:
@@ -64,8 +65,8 @@ class CostResult(FitResult):
         if self.exactly_identified:
             nan = np.full_like(fit, np.nan)
             return x.assign(fit=fit, lower=nan, upper=nan)
-        frame = self.sm.get_prediction(x).summary_frame(alpha)
-        return x.assign(fit=fit, lower=frame["mean_ci_lower"].to_numpy(), upper=frame["mean_ci_upper"].to_numpy())
+        _, lower, upper = self.ols.mean_interval(self.design.matrix(x), alpha)
+        return x.assign(fit=fit, lower=lower, upper=upper)
 
     def cost_for(self, **levels) -> float:
         """Modelled cost of one configuration, e.g. ``cost_for(sharecnv=0, listener="shared")``."""
@@ -73,14 +74,16 @@ class CostResult(FitResult):
 
 
 def fit(data: pd.DataFrame, formula: str, *, data_name: str | None = None, data_hash: str | None = None) -> CostResult:
-    """OLS of a cost on categorical factors with a statsmodels formula.
+    """OLS of a cost on categorical factors, given as a formula.
 
     Parameters
     ----------
     data
         One row per measured configuration; the response column must be > 0.
     formula
-        A statsmodels formula, e.g. from :func:`additive_formula` or :func:`interaction_formula`.
+        ``y ~ 1``, ``y ~ x``, or categorical factors as :func:`additive_formula` and
+        :func:`interaction_formula` write them (:mod:`mqperf.models.formula`). Rows missing a
+        factor are left out, as statsmodels leaves them out.
 
     Raises
     ------
@@ -88,7 +91,7 @@ def fit(data: pd.DataFrame, formula: str, *, data_name: str | None = None, data_
         A missing column, a non-positive or missing cost, fewer rows than parameters, or a
         design the data cannot identify (an interaction needs every combination measured).
     """
-    import statsmodels.formula.api as smf
+    from mqperf.models import formula as formulas
 
     response = formula.split("~")[0].strip()
     if response not in data.columns:
@@ -98,15 +101,12 @@ def fit(data: pd.DataFrame, formula: str, *, data_name: str | None = None, data_
         raise ModelError(f"{response}: contains a missing or non-numeric value")
     if np.any(y <= 0):
         raise ModelError(f"{response}: costs must be greater than zero (found {y.min():g})")
-    try:
-        with warnings.catch_warnings():
-            # statsmodels warns on a rank-deficient design; the check below says which and why.
-            warnings.simplefilter("ignore")
-            sm = smf.ols(formula, data).fit()
-    except Exception as exc:  # formula engines raise their own error types
-        raise ModelError(f"cannot build the design for {formula!r}: {exc}") from exc
-    exog = np.asarray(sm.model.exog, dtype=float)
-    names = list(sm.model.exog_names)
+    design = formulas.parse(formula, data)
+    used = formulas.used_columns(design)
+    data = data.loc[data[used].notna().all(axis=1)]
+    y = pd.to_numeric(data[response], errors="coerce").to_numpy(dtype=float)
+    exog = design.matrix(data)
+    names = list(design.names)
     if exog.shape[0] < exog.shape[1]:
         raise ModelError(f"{formula!r} has {exog.shape[1]} parameters but only {exog.shape[0]} rows")
     rank = np.linalg.matrix_rank(exog)
@@ -115,16 +115,17 @@ def fit(data: pd.DataFrame, formula: str, *, data_name: str | None = None, data_
             f"{formula!r} has {exog.shape[1]} parameters but the data identify only {rank}: "
             "some factor combination is missing (an interaction needs every combination measured)"
         )
+    ols = formulas.OLS.fit(exog, y)
     df_resid = exog.shape[0] - exog.shape[1]
-    cov = None if df_resid == 0 else pd.DataFrame(np.asarray(sm.cov_params()), index=names, columns=names)
-    notes = ["ordinary least squares (statsmodels), categorical factors with treatment coding"]
+    cov = None if df_resid == 0 else pd.DataFrame(ols.cov_params(), index=names, columns=names)
+    notes = ["ordinary least squares, categorical factors with treatment coding"]
     if df_resid == 0:
         notes.append("exactly identified: one parameter per measured cell, so no standard errors or intervals")
     return CostResult(
         model="cost_regression", formula=formula,
-        params=pd.Series(np.asarray(sm.params, dtype=float), index=names), cov=cov, x=exog, y=y,
+        params=pd.Series(np.asarray(ols.params, dtype=float), index=names), cov=cov, x=exog, y=y,
         fn=_linear, units={p: f"{response} units" for p in names}, notes=tuple(notes),
-        data_name=data_name, data_hash=data_hash, sm=sm,
+        data_name=data_name, data_hash=data_hash, design=design, ols=ols,
     )
 
 

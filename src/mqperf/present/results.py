@@ -63,7 +63,7 @@ class Results:
     fit_results: dict = field(default_factory=dict)
     #: The FitResult behind each card, by card name: what ``mqperf compare`` sets side by side.
     card_results: dict = field(default_factory=dict)
-    #: Warnings the analysis raised (numpy's, statsmodels'), as ``mqperf check`` caught them.
+    #: Warnings the analysis raised (numpy's, scipy's), as ``mqperf check`` caught them.
     warnings: list = field(default_factory=list)
     #: Answers that leave the measured range, in words (each also labelled where it is given).
     extrapolations: list = field(default_factory=list)

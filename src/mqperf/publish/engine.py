@@ -1,7 +1,7 @@
 """Warm kernels: pay for a chapter's imports once, not once per notebook.
 
 A chapter's own work takes well under a second; starting a kernel and importing pandas,
-scipy, statsmodels and altair into it takes seconds. A :class:`Kernel` is an IPython kernel
+scipy and altair into it takes seconds. A :class:`Kernel` is an IPython kernel
 started once, with those libraries imported at start-up (:data:`PRELOAD`), that runs
 notebook after notebook through papermill (parameters injected, errors raised as
 ``PapermillExecutionError``, exactly as a cold run).
@@ -26,8 +26,7 @@ import time
 from pathlib import Path
 
 #: What every chapter imports, imported when the kernel starts (one line, run by IPython).
-#: statsmodels (a second) is left to the few chapters that use it, and with it scipy.stats, which
-#: the other models do without (mqperf.models.pvalues).
+#: scipy.stats is left out: only the NativeHA storage model uses it (the others use mqperf.models.pvalues).
 PRELOAD = ("import numpy, pandas, scipy.optimize, scipy.special, altair; "
            "import mqperf.chapters, mqperf.present.charts, mqperf.present.tables, mqperf.present.results, "
            "mqperf.data.views, mqperf.models.fitset, mqperf.models.usl")

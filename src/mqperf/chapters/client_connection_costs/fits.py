@@ -1,7 +1,7 @@
 """The chapter's fits: configurations, regressions, comparisons and their tests (no wording).
 
 The data are CPU microseconds per MQCONNX + MQDISC by configuration. The regressions use
-:mod:`mqperf.models.costs` (statsmodels formula API, treatment coding):
+:mod:`mqperf.models.costs` (statsmodels' formulas and OLS, treatment coding):
 
 * additive, ``cpu_us ~ C(sharecnv) + C(listener)``: each setting adds a fixed cost;
 * interaction, ``cpu_us ~ C(sharecnv) * C(listener)``: the shared listener's extra cost may

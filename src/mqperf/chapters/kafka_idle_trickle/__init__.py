@@ -34,7 +34,7 @@ PARAMETERS = {
     "cards_dir": Internal(help="where model cards go; mqperf run sets it to DIR/models"),
 }
 
-#: The idle line's formula (statsmodels) and the column it explains.
+#: The idle line's formula (:mod:`mqperf.models.formula`) and the column it explains.
 FORMULA = "cpu_s_per_hour ~ tasks"
 CPU = "cpu_s_per_hour"
 HOURS_PER_DAY = 24.0

@@ -267,7 +267,7 @@ def plan_trickle(inputs: PollingInputs, rates, tasks: int, processing_time_s: fl
 def cards(fits: FitSet, src) -> list[tuple[str, dict, object]]:
     out = []
     for name, r in fits.results.items():
-        notes = ["ordinary least squares (statsmodels) of idle CPU seconds per hour on tasks.max as a number: "
+        notes = ["ordinary least squares of idle CPU seconds per hour on tasks.max as a number: "
                  "Intercept = CPU s/h of the connector itself, tasks = CPU s/h added per task"]
         if r.exactly_identified:
             notes.append("exactly identified: two task counts for two parameters, so no standard errors or intervals")
@@ -277,7 +277,7 @@ def cards(fits: FitSet, src) -> list[tuple[str, dict, object]]:
 
 
 def idle_curves(fits: FitSet, tasks_max: int) -> pd.DataFrame:
-    """Each line on tasks 1..tasks_max with its bands (the statsmodels fit predicts from a frame of tasks)."""
+    """Each line on tasks 1..tasks_max with its bands (the cost regression predicts from a frame of tasks)."""
     grid = pd.DataFrame({"tasks": np.arange(1, int(tasks_max) + 1)})
     parts = []
     for name, r in fits.results.items():
