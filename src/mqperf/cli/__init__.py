@@ -10,12 +10,12 @@ traceback reaches the terminal.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import errno
 import os
 import sys
 
-from mqperf import __version__
 from mqperf.cli import build, check, compare, convert, fleet, init, pdf, report, run
 from mqperf.cli import list as list_
 from mqperf.cli._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, Parser, one_line, say_error, write_log
@@ -29,6 +29,20 @@ VERBS = {"build": build, "list": list_, "run": run, "check": check, "convert": c
 __all__ = ["main", "parser", "EXIT_OK", "EXIT_FAILED", "EXIT_BAD_INPUT"]
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for (see :mod:`mqperf`)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "show mqperf's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import mqperf
+
+        print(f"mqperf {mqperf.__version__}")
+        parser.exit()
+
+
 def parser() -> Parser:
     p = Parser(
         prog="mqperf",
@@ -36,7 +50,7 @@ def parser() -> Parser:
         epilog="Exit status: 0 ok, 1 a chapter or the HTML build failed, 2 bad input (bad data, a model the data "
                "cannot support, an unknown chapter or parameter) or no space left on the device, 130 interrupted.",
     )
-    p.add_argument("--version", action="version", version=f"mqperf {__version__}")
+    p.add_argument("--version", action=_Version)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for verb in VERBS.values():
         verb.add_parser(sub)

@@ -9,7 +9,7 @@ import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mqperf import __version__
+import mqperf
 from mqperf.errors import shorten
 from mqperf.paths import log_dir
 
@@ -78,7 +78,7 @@ def write_log(exc: BaseException, extra: str = "") -> Path:
     """Write the traceback of a defect (and ``extra``, e.g. a kernel's stderr) to a new log file."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     path = log_dir() / f"mqperf-{stamp}-{os.getpid()}.log"
-    text = (f"mqperf {__version__}, python {sys.version.split()[0]}, argv {sys.argv!r}\n"
+    text = (f"mqperf {mqperf.__version__}, python {sys.version.split()[0]}, argv {sys.argv!r}\n"
             + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)) + extra)
     try:
         path.write_text(text, encoding="utf-8")

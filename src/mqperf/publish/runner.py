@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mqperf import __version__
+import mqperf
 
 
 @dataclass
@@ -119,7 +119,7 @@ def make(run: Prepared, chapter, kernel, *, pdf: bool = False, say=print, relati
 
             say("  printing the PDF ...")
             printer.reports([(stage / f"{chapter.name}.html", stage / f"{chapter.name}.pdf")])
-        outdir.publish(stage, run.target, chapter=chapter.name, version=__version__, data=run.label)
+        outdir.publish(stage, run.target, chapter=chapter.name, version=mqperf.__version__, data=run.label)
     return run.target.path
 
 
@@ -154,7 +154,7 @@ def write_report(chapter, source, params: dict, stage: Path, kernel, *, out: Pat
     nbformat.write(nb, nb_path)
     html = stage / f"{chapter.name}.html"
     report.write_report(nb_path, html, title=chapter.title,
-                        subtitle=f"{chapter.title}: run on {getattr(source, 'name', source)} with mqperf {__version__}")
+                        subtitle=f"{chapter.title}: run on {getattr(source, 'name', source)} with mqperf {mqperf.__version__}")
     return html
 
 
