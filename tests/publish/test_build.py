@@ -352,3 +352,20 @@ def test_the_staleness_check_reads_a_notebook_as_nbformat_does():
     for chapter in catalog.chapters():
         quick, full = book._read_for_hash(chapter.path), nbformat.read(chapter.path, as_version=4)
         assert book.input_hash(quick, env) == book.input_hash(full, env), chapter.name
+
+
+def test_the_environment_hash_follows_the_code_chapters_run_and_not_the_build_or_the_cli(tmp_path, monkeypatch):
+    # Editing the command line or the build must not re-execute the book; editing a model must.
+    import shutil
+
+    from mqperf import paths
+
+    copy = tmp_path / "mqperf"
+    shutil.copytree(paths.package_dir(), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(book, "package_dir", lambda: copy)
+    base = book.environment_hash()
+    for rel in ("cli/list.py", "cli/__init__.py", "publish/pages.py"):
+        (copy / rel).write_text((copy / rel).read_text() + "\n# an edit\n")
+        assert book.environment_hash() == base, rel
+    (copy / "models" / "usl.py").write_text((copy / "models" / "usl.py").read_text() + "\n# an edit\n")
+    assert book.environment_hash() != base

@@ -53,7 +53,7 @@ def source_hash(nb) -> str:
 
 # Modules that build, render or drive the book but are never imported by a chapter.
 # Code that builds or publishes, but that no chapter runs: changing it re-renders, never re-executes.
-BUILD_ONLY = ("publish", "cli.py")
+BUILD_ONLY = ("publish", "cli")  # "cli.py" matched nothing once the CLI became a package
 
 
 def environment_hash() -> str:
