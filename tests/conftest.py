@@ -240,6 +240,13 @@ def _need_chromium():
     need_program(CHROMIUM, "chromium", "chromium")
 
 
+def off_machine(url: str) -> bool:
+    """A request a page must never make offline: to any host but the loopback server."""
+    from urllib.parse import urlparse
+
+    return urlparse(url).hostname not in ("127.0.0.1", None) and not url.startswith(("data:", "blob:"))
+
+
 @pytest.fixture(scope="session")
 def built_book():
     """Build with -W -n --keep-going; a warning fails the build and so this test."""

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, off_machine
 
 pytestmark = pytest.mark.browser
 
@@ -76,7 +75,7 @@ def test_page_renders_offline(browser, server, page):
         charts.nth(i).locator("svg.marks").wait_for(state="attached", timeout=20_000)
     if tab.locator("span.math, div.math").count():
         tab.locator("mjx-container").first.wait_for(state="attached", timeout=20_000)
-    external = [u for u in requests if urlparse(u).hostname not in ("127.0.0.1", None) and not u.startswith(("data:", "blob:"))]
+    external = [u for u in requests if off_machine(u)]
     tab.close()
     assert external == [], f"{page} requested off-machine URLs"
     # pydata-sphinx-theme logs this on a browser's first visit (no stored light/dark mode).

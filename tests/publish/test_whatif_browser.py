@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 import re
-from urllib.parse import urlparse
 
 import numpy as np
 import pytest
 
-from conftest import _need_chromium
+from conftest import _need_chromium, off_machine
 
 from mqperf.models import costs, queueing, tls, usl
 
@@ -50,7 +49,7 @@ class Page:
 
     def _seen(self, request):
         # Only seen: the browser's flags fail a request for another host (test_browser.py).
-        if urlparse(request.url).hostname not in ("127.0.0.1", None) and not request.url.startswith(("data:", "blob:")):
+        if off_machine(request.url):
             self.external.append(request.url)
 
     def value(self, name: str) -> float:
