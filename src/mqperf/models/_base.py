@@ -195,6 +195,11 @@ class FitResult:
         """
         if self.df_resid > 0 and not self.residual_checks.passed:
             return self._bootstrap(alpha)
+        return self._wald(alpha)
+
+    def _wald(self, alpha: float) -> pd.DataFrame:
+        """The Student-t Wald intervals (NaN without residual degrees of freedom), computed once
+        per level; each caller gets a copy."""
         cache = self.__dict__.setdefault("_wald_cache", {})
         if alpha not in cache:
             if self.df_resid <= 0:
@@ -234,10 +239,9 @@ class FitResult:
             boot = pd.DataFrame({"lower": ci[0].astype(float), "upper": ci[1].astype(float)})
             # A parameter the refits barely move gets a bootstrap interval of almost no width,
             # which would read as "known"; the reported interval covers the t interval too.
-            q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
-            wald_lo, wald_hi = self.params - q * self.bse, self.params + q * self.bse
-            boot["lower"] = np.fmin(boot["lower"], wald_lo)
-            boot["upper"] = np.fmax(boot["upper"], wald_hi)
+            wald = self._wald(alpha)
+            boot["lower"] = np.fmin(boot["lower"], wald["lower"])
+            boot["upper"] = np.fmax(boot["upper"], wald["upper"])
             cache[alpha] = boot
         return cache[alpha].copy()
 

@@ -240,14 +240,6 @@ class RenegotiationResult(_FitResult):
             ci.loc["s0"] = [np.nan, np.nan]
         return ci
 
-    def _wald(self, alpha: float):
-        import pandas as pd
-
-        from mqperf.models import pvalues
-
-        q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
-        return pd.DataFrame({"lower": self.params - q * self.bse, "upper": self.params + q * self.bse})
-
     def _bootstrap(self, alpha: float):
         """Percentile intervals from a bootstrap of the weighted residuals, each refit weighted as the fit."""
         import math
