@@ -156,7 +156,7 @@ def _iterate(resid, rows, q, th, lower, upper, exact_cost: float = 0.0):
         done = ~np.isfinite(cost)
         failed = done.copy()
         eye = np.eye(q)
-        lo_edge, hi_edge = _edges(lower, upper)
+        edges = _edges(lower, upper)  # once per solve, not per iteration
         for _ in range(MAX_ITER):
             idx = np.flatnonzero(~done)
             if idx.size == 0:
@@ -164,7 +164,7 @@ def _iterate(resid, rows, q, th, lower, upper, exact_cost: float = 0.0):
             t, rl, c0, m = th[idx], r[idx], cost[idx], mu[idx]
             jac = _jacobian(resid, t, idx)
             grad = np.einsum("bnk,bn->bk", jac, rl)
-            held = ((t <= lo_edge) & (grad > 0)) | ((t >= hi_edge) & (grad < 0))  # _held, its edges computed once
+            held = _held(t, grad, edges)
             a = np.einsum("bnk,bnl->bkl", jac, jac)
             diag = np.diagonal(a, axis1=1, axis2=2)
             system = a + m[:, None, None] * (eye * np.where(diag > 0, diag, 1.0)[:, None, :])
@@ -216,9 +216,9 @@ def minimise_rows(resid_rows, starts: np.ndarray, lower: np.ndarray, upper: np.n
     return th, cost, ok & np.isfinite(cost)
 
 
-def _held(t, grad, lower, upper):
-    """Parameters on a bound that the gradient of the cost pushes outward."""
-    lo_edge, hi_edge = _edges(lower, upper)
+def _held(t, grad, edges):
+    """Parameters on a bound (``edges``: :func:`_edges`) that the gradient of the cost pushes outward."""
+    lo_edge, hi_edge = edges
     return ((t <= lo_edge) & (grad > 0)) | ((t >= hi_edge) & (grad < 0))
 
 
@@ -236,7 +236,7 @@ def _stationary(resid, t, r, idx, lower, upper, exact_cost: float = 0.0):
     norms = np.linalg.norm(jac, axis=1) * np.linalg.norm(r, axis=1)[:, None]
     cos = np.where(norms > 0, np.abs(grad) / np.where(norms > 0, norms, 1.0), 0.0)
     exact = 0.5 * np.sum(r * r, axis=1) <= exact_cost
-    return exact | np.all((cos <= 1e-5) | _held(t, grad, lower, upper), axis=1)
+    return exact | np.all((cos <= 1e-5) | _held(t, grad, _edges(lower, upper)), axis=1)
 
 
 def _jacobian(resid, th, idx):
