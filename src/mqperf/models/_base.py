@@ -300,14 +300,19 @@ class FitResult:
         read back from that band.
         """
         band = self.conf_band(x, alpha)
+        lower, upper = self._prediction_from(band, alpha)
+        return band.assign(lower=lower, upper=upper)
+
+    def _prediction_from(self, band: pd.DataFrame, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+        """The prediction band's bounds from the confidence band ``band`` (see :meth:`pred_band`)."""
         fit = band["fit"].to_numpy(dtype=float)
         if self.df_resid <= 0:
             nan = np.full_like(fit, np.nan)
-            return band.assign(lower=nan, upper=nan)
+            return nan, nan
         q = pvalues.t_ppf(1 - alpha / 2, self.df_resid)
         se_curve = (band["upper"].to_numpy(dtype=float) - fit) / q
         half = q * np.sqrt(se_curve**2 + self.new_measurement_var(fit))
-        return band.assign(lower=fit - half, upper=fit + half)
+        return fit - half, fit + half
 
     def new_measurement_var(self, fit: np.ndarray) -> np.ndarray:
         """Variance of one new measurement where the curve is ``fit``: ``rmse²`` everywhere, the
@@ -318,8 +323,9 @@ class FitResult:
         """The curve at ``x`` with both bands: ``lower``/``upper`` the confidence band (the
         curve's range), ``pred_lower``/``pred_upper`` the prediction band (a new measurement's
         range); see :meth:`conf_band` and :meth:`pred_band`."""
-        conf, pred = self.conf_band(x, alpha), self.pred_band(x, alpha)
-        return conf.assign(pred_lower=pred["lower"].to_numpy(), pred_upper=pred["upper"].to_numpy())
+        conf = self.conf_band(x, alpha)  # once: the prediction band is read from it
+        lower, upper = self._prediction_from(conf, alpha)
+        return conf.assign(pred_lower=lower, pred_upper=upper)
 
     def summary(self, alpha: float = 0.05) -> pd.DataFrame:
         """One row per parameter: estimate, standard error, interval, unit, bound flag."""
