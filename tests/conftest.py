@@ -200,11 +200,19 @@ LONGEST_FIRST = ("tests/publish/test_init.py", "tests/test_fleet.py", "tests/pub
                  "tests/chapters/tls_channel_costs/test_tls_channel_costs_properties.py", "tests/publish/test_build.py",
                  "tests/chapters/kafka_task_scaling/test_kafka_task_scaling_properties.py", "tests/chapters/test_large_inputs.py",
                  "tests/chapters/test_awkward_inputs.py", "tests/chapters/test_byod_examples.py", "tests/cli/test_cli.py",
-                 "tests/publish/test_engine.py")
+                 "tests/publish/test_engine.py",
+                 # ... and the longest of `make test-fast`, which deselects the ones above
+                 "tests/models/test_pvalues.py", "tests/publish/test_render.py", "tests/models/test_refits.py",
+                 "tests/data/test_provenance.py", "tests/chapters/request_reply/test_request_reply_book.py")
 
 
-#: Test files that run whole chapter analyses over many generated datasets: slow by kind.
-SLOW_KINDS = ("_truth.py", "_properties.py")
+#: SLOW: what `make test-fast` leaves to `make test`, besides notebooks, builds and the browser.
+#: Test files that run whole chapter analyses over many generated datasets are slow by kind: the truth
+#: and property tests, the awkward inputs (274 analyses of altered examples) and the large ones (files
+#: of 100,000 rows). So is a test, marked where it stands, that estimates a coverage or an error rate
+#: over hundreds of simulated data sets. The fast loop keeps each chapter's analysis of its own example
+#: (test_preflight) and each model's recovery, edge-case and reference tests.
+SLOW_KINDS = ("_truth.py", "_properties.py", "/test_awkward_inputs.py", "/test_large_inputs.py")
 
 
 @pytest.hookimpl(tryfirst=True)

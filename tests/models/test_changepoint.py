@@ -76,6 +76,7 @@ def _runs(rng, level, shift_at=None, shift=0.0, runs=6, points=7, noise=1.0):
     return np.array(est), np.array(se)
 
 
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 def test_error_rates_with_standard_errors_estimated_from_five_degrees_of_freedom():
     # Sets of six runs of one unchanged system, each run's error estimated from its own five
     # residual degrees of freedom. Treating those errors as known flags far more than α; with

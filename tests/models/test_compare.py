@@ -100,6 +100,7 @@ def test_a_parameter_held_on_its_bound_gets_no_interval():
 PAIRS = 200
 
 
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 def test_false_change_rate_is_within_the_stated_level():
     rng = np.random.default_rng(11)
     claimed = sum(compare.parameters(_run(rng), _run(rng))["changed"].any() for _ in range(PAIRS))
@@ -108,6 +109,7 @@ def test_false_change_rate_is_within_the_stated_level():
 
 @pytest.mark.parametrize("change", [{"lam": 850.0}, {"kappa": 0.008}, {"sigma": 0.15}],
                          ids=["rate -15 %", "kappa x4", "sigma x3"])
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 def test_a_real_change_is_found(change):
     rng = np.random.default_rng(12)
     found = 0

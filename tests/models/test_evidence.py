@@ -79,6 +79,7 @@ def _f_inputs(data):
     return additive.ssr, int(additive.df_resid), pure, int(len(frame) - cells.ngroups)
 
 
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 @pytest.mark.parametrize("effect,low,high", [(0.0, 0.0, 0.10), (15.0, 0.9, 1.0)], ids=["additive", "interaction"])
 def test_interaction_is_claimed_at_its_level_and_found_when_there(effect, low, high):
     rng = np.random.default_rng(11)

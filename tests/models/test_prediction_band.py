@@ -62,6 +62,7 @@ def test_line_bands_match_the_textbook_formulas():
     assert np.all(pred["upper"] > conf["upper"]) and np.all(pred["lower"] < conf["lower"])
 
 
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 def test_line_coverage_over_many_simulations_is_near_95_percent():
     rng = np.random.default_rng(2026)
     sims, truth = 2000, _line(GRID, A, B)
@@ -81,6 +82,7 @@ def test_line_coverage_over_many_simulations_is_near_95_percent():
     assert covered_new / n == pytest.approx(0.95, abs=0.012)
 
 
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 def test_usl_prediction_band_covers_new_measurements():
     lam, sigma, kappa, noise = 1000.0, 0.05, 0.002, 40.0
     n = np.array([1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0])

@@ -85,6 +85,7 @@ def test_recovers_known_parameters_from_noisy_data(sigma, kappa, lam):
     assert_allclose(r.lam, lam, rtol=0.03)
 
 
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 def test_interval_coverage_is_honest():
     """Over many noisy data sets, the 95 % intervals hold the true value about 95 % of the time."""
     rng = np.random.default_rng(7)

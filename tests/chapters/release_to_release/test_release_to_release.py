@@ -125,6 +125,7 @@ def test_every_number_the_about_passages_state_is_printed_in_the_reports():
 
 # -- replicates: real intervals --------------------------------------------------------------
 
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 def test_intervals_from_replicates_cover_the_true_change():
     """Recovery: a 10 % rise in rate measured with 2 % run-to-run scatter, three runs a side; the
     chapter's 95 % interval (models.compare on the cells' intercept-only fits) covers the truth."""
@@ -141,6 +142,7 @@ def test_intervals_from_replicates_cover_the_true_change():
     assert claimed >= 0.5 * sims
 
 
+@pytest.mark.slow  # a rate estimated over many simulated data sets: see SLOW in tests/conftest.py
 def test_no_change_is_rarely_claimed():
     claims = 0
     sims = 40
