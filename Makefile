@@ -19,7 +19,7 @@ test: $(STAMP) system-deps
 # The edit-test loop: every test that executes no notebook and opens no browser (no nbval, no
 # build, no `mqperf run` subprocess), on every core. tests/conftest.py refuses a kernel here.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n auto -m "not slow and not browser" -p no:cacheprovider -q tests
+	$(BIN)/python -m pytest -n auto -m "not slow and not browser" -p no:cacheprovider -p no:nbval -q tests
 
 # Debian packages the tests need (chromium); installs them when missing and run as root.
 system-deps:
