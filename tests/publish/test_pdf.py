@@ -106,6 +106,47 @@ def test_a_raster_image_is_found_where_printed(tmp_path):
     assert "onlytext" in "".join(page_texts(tmp_path / "text.pdf"))
 
 
+def test_the_book_is_printed_from_a_local_server_with_its_links_as_files(tmp_path):
+    """``pdf.book`` loads the pages over HTTP on the loopback address (the browser's cache then
+    compiles the scripts they share once); the PDF still links another page as its file and a
+    heading of its own page within the PDF, as a page printed from its file does, and the server
+    is gone after the print."""
+    _need_chromium()
+    from pypdf import PdfReader
+
+    site = tmp_path / "site"
+    (site / "chapters").mkdir(parents=True)
+    (site / "chapters" / "one.html").write_text(
+        '<html><body><h1 id="top">One</h1><p><a href="two.html#there">to two</a> <a href="#top">to the top</a></p>'
+        '</body></html>')
+    (site / "chapters" / "two.html").write_text('<html><body><h1 id="there">Two</h1></body></html>')
+    script = ("import socket, sys; from pathlib import Path; from mqperf.publish import pdf\n"
+              "site = Path(sys.argv[1]); ports = []\n"
+              "real = pdf.served\n"
+              "import contextlib\n"
+              "@contextlib.contextmanager\n"
+              "def spy(folder):\n"
+              "    with real(folder) as base:\n"
+              "        ports.append(int(base.rsplit(':', 1)[1].strip('/'))); yield base\n"
+              "pdf.served = spy\n"
+              "pdf.book(site, ['chapters/one.html', 'chapters/two.html'], Path(sys.argv[2]), title='t', echo=lambda *a: None)\n"
+              "with socket.socket() as s: print('closed' if s.connect_ex(('127.0.0.1', ports[0])) else 'open')\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(site), str(tmp_path / "b.pdf")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "closed"
+    uris, internal = [], 0
+    for page in PdfReader(tmp_path / "b.pdf").pages:
+        for annot in page.get("/Annots") or []:
+            action = annot.get_object().get("/A")
+            if action is not None and "/URI" in action:
+                uris.append(str(action["/URI"]))
+            else:
+                internal += 1
+    assert uris == [(site / "chapters" / "two.html").resolve().as_uri() + "#there"]
+    assert internal == 1  # "to the top": a place in the PDF, not an address
+
+
 def _html_pages():
     from mqperf.catalog import toc_files
 

@@ -22,6 +22,7 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from mqperf.errors import MQPerfError
 
@@ -99,9 +100,21 @@ def _drawn(page, source: str) -> int:
     return n
 
 
-def print_page(page, path: Path, target: Path, *, footer: bool) -> tuple[int, str]:
-    """Print one HTML file to ``target``; returns how many charts it drew, and its first heading."""
-    page.goto(path.resolve().as_uri(), wait_until="load")
+def print_page(page, path: Path, target: Path, *, footer: bool, served: tuple[str, Path] | None = None) -> tuple[int, str]:
+    """Print one HTML file to ``target``; returns how many charts it drew, and its first heading.
+
+    ``served``: (base URL, folder) of :func:`served`, which ``path`` lies in; the page is loaded from
+    there, and its links are written back as the files they name, as a page loaded as a file has them.
+    """
+    if served is None:
+        page.goto(path.resolve().as_uri(), wait_until="load")
+    else:
+        base, folder = served
+        page.goto(base + quote(path.resolve().relative_to(folder.resolve()).as_posix()), wait_until="load")
+        page.evaluate("""([from, to]) => { const here = location.href.split('#')[0];
+            document.querySelectorAll('a[href]').forEach(a => {
+                if (a.href.startsWith(from) && a.href.split('#')[0] !== here) a.href = to + a.href.slice(from.length);
+            }); }""", [base, folder.resolve().as_uri() + "/"])
     charts = _drawn(page, str(path))
     heading = page.evaluate("""() => { const h = document.querySelector('main h1, article h1, h1');
         return h ? h.textContent : document.title; }""").replace("#", "").strip()
@@ -131,6 +144,37 @@ def reports(pairs: list[tuple[Path, Path]]) -> None:
                 tmp.unlink(missing_ok=True)
 
 
+@contextmanager
+def served(folder: Path):
+    """``folder`` over HTTP on the loopback address while a book prints; yields its base URL.
+
+    Pages loaded from a server share the browser's cache, so the scripts every page of the book
+    loads (MathJax and Vega, 3 MB) are compiled once; loaded as files, every page compiled them
+    again: a quarter of the browser's work for the book. Only this machine can reach the address,
+    and the server ends with the print.
+    """
+    import functools
+    import http.server
+    import threading
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # the print reports its own progress
+            pass
+
+        def end_headers(self):
+            self.send_header("Cache-Control", "max-age=3600")  # a fresh browser profile each print
+            super().end_headers()
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, name="mqperf-pdf-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @dataclass
 class Part:
     title: str
@@ -145,11 +189,11 @@ def book(html_dir: Path, files: list[str], target: Path, *, title: str, echo=pri
     from pypdf import PdfReader, PdfWriter
 
     parts: list[Part] = []
-    with tempfile.TemporaryDirectory(prefix="mqperf-pdf-") as tmp, browser() as page:
+    with tempfile.TemporaryDirectory(prefix="mqperf-pdf-") as tmp, browser() as page, served(html_dir) as base:
         printed = []
         for i, name in enumerate(files):
             out = Path(tmp) / f"{i:03d}.pdf"
-            charts, head = print_page(page, html_dir / name, out, footer=False)
+            charts, head = print_page(page, html_dir / name, out, footer=False, served=(base, html_dir))
             pages = len(PdfReader(out).pages)
             parts.append(Part(head, pages, charts))
             printed.append(out)
