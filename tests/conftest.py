@@ -202,7 +202,7 @@ LONGEST_FIRST = ("tests/publish/test_init.py", "tests/test_fleet.py", "tests/pub
                  "tests/chapters/test_awkward_inputs.py", "tests/chapters/test_byod_examples.py", "tests/cli/test_cli.py",
                  "tests/publish/test_engine.py",
                  # ... and the longest of `make test-fast`, which deselects the ones above
-                 "tests/models/test_pvalues.py", "tests/publish/test_render.py", "tests/models/test_refits.py",
+                 "tests/publish/test_render.py", "tests/models/test_refits.py",
                  "tests/data/test_provenance.py", "tests/chapters/request_reply/test_request_reply_book.py")
 
 

@@ -110,6 +110,7 @@ def test_welch_is_scipys_ttest_ind():
         assert _close(t, float(expected.statistic), 1e-12) and _close(p, float(expected.pvalue), 1e-9)
 
 
+@pytest.mark.slow  # runs nine chapters in a fresh interpreter, as an `mqperf run` subprocess would
 def test_no_chapter_imports_scipy_stats():
     """The point of the module: a chapter runs without loading scipy.stats (0.36 s), nor
     statsmodels (1.1 s, and scipy.stats with it), which the cost regressions used until
