@@ -147,6 +147,22 @@ def test_the_book_is_printed_from_a_local_server_with_its_links_as_files(tmp_pat
     assert internal == 1  # "to the top": a place in the PDF, not an address
 
 
+def test_without_a_loopback_address_the_book_is_printed_from_its_files(tmp_path, monkeypatch):
+    import http.server
+
+    from mqperf.publish import pdf
+
+    with pdf.served(tmp_path) as base:
+        assert base.startswith("http://127.0.0.1:")
+
+    def refuse(*args, **kwargs):
+        raise OSError(99, "Cannot assign requested address")
+
+    monkeypatch.setattr(http.server, "ThreadingHTTPServer", refuse)
+    with pdf.served(tmp_path) as base:
+        assert base is None
+
+
 def _html_pages():
     from mqperf.catalog import toc_files
 

@@ -146,7 +146,8 @@ def reports(pairs: list[tuple[Path, Path]]) -> None:
 
 @contextmanager
 def served(folder: Path):
-    """``folder`` over HTTP on the loopback address while a book prints; yields its base URL.
+    """``folder`` over HTTP on the loopback address while a book prints; yields its base URL, or
+    None where no server can listen there (the book is then printed from its files, only slower).
 
     Pages loaded from a server share the browser's cache, so the scripts every page of the book
     loads (MathJax and Vega, 3 MB) are compiled once; loaded as files, every page compiled them
@@ -165,7 +166,11 @@ def served(folder: Path):
             self.send_header("Cache-Control", "max-age=3600")  # a fresh browser profile each print
             super().end_headers()
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+    except OSError:  # no loopback address to listen on (a locked-down sandbox): the pages load as files
+        yield None
+        return
     thread = threading.Thread(target=server.serve_forever, name="mqperf-pdf-server", daemon=True)
     thread.start()
     try:
@@ -193,7 +198,8 @@ def book(html_dir: Path, files: list[str], target: Path, *, title: str, echo=pri
         printed = []
         for i, name in enumerate(files):
             out = Path(tmp) / f"{i:03d}.pdf"
-            charts, head = print_page(page, html_dir / name, out, footer=False, served=(base, html_dir))
+            charts, head = print_page(page, html_dir / name, out, footer=False,
+                                      served=(base, html_dir) if base else None)
             pages = len(PdfReader(out).pages)
             parts.append(Part(head, pages, charts))
             printed.append(out)
