@@ -2,13 +2,10 @@
 but fail under CI (CI=true), where ../shared is always beside the project."""
 
 import fcntl
-import functools
-import http.server
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -271,19 +268,12 @@ def built_book():
     return HTML
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def server(built_book):
-    handler = functools.partial(_Quiet, directory=str(built_book))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    from mqperf.publish.loopback import Server
+
+    with Server(built_book) as served:
+        yield served.url.rstrip("/")
 
 
 @pytest.fixture(scope="session")

@@ -42,9 +42,7 @@ def _sh(cmd, cwd, check=True):
 @pytest.fixture(scope="module")
 def served_book(tmp_path_factory):
     """The book as a runner reaches it: a bare repository served over HTTP (git's dumb protocol)."""
-    import functools
-    import http.server
-    import threading
+    from mqperf.publish.loopback import Server
 
     if _sh(["git", "-C", str(ROOT), "rev-parse", "HEAD"], ROOT, check=False).returncode:
         pytest.skip("the book is not a git checkout, so mqperf init cannot pin it")
@@ -52,14 +50,8 @@ def served_book(tmp_path_factory):
     _sh(["git", "clone", "-q", "--bare", str(ROOT), str(base / "book.git")], base)
     _sh(["git", "-C", str(base / "book.git"), "update-server-info"], base)
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(base)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/book.git"
-    httpd.shutdown()
+    with Server(base) as served:
+        yield served.url + "book.git"
 
 
 @pytest.fixture(scope="module")

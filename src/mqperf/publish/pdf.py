@@ -154,30 +154,15 @@ def served(folder: Path):
     again: a quarter of the browser's work for the book. Only this machine can reach the address,
     and the server ends with the print.
     """
-    import functools
-    import http.server
-    import threading
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):  # the print reports its own progress
-            pass
-
-        def end_headers(self):
-            self.send_header("Cache-Control", "max-age=3600")  # a fresh browser profile each print
-            super().end_headers()
+    from mqperf.publish.loopback import Server
 
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+        server = Server(folder, cache_seconds=3600)  # a fresh browser profile each print
     except OSError:  # no loopback address to listen on (a locked-down sandbox): the pages load as files
         yield None
         return
-    thread = threading.Thread(target=server.serve_forever, name="mqperf-pdf-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with server:
+        yield server.url
 
 
 @dataclass
