@@ -86,18 +86,46 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
+# Signals received inside the current signals_as_exceptions() block. The handler's exception
+# can be lost: Python runs a handler wherever the main thread is, and an exception raised in a
+# weakref callback or a __del__ (importlib's module-lock callback, say) is printed as
+# "Exception ignored" and dropped. So a signal is also recorded here, and checked before every
+# point of no return (:func:`checkpoint`) and at the block's end.
+_received: list[int] = []
+
+
 @contextmanager
 def signals_as_exceptions():
-    """Turn SIGTERM (and SIGINT) into :class:`Interrupted` for the duration, so clean-up runs."""
+    """Turn SIGTERM (and SIGINT) into :class:`Interrupted` for the duration, so clean-up runs.
+
+    A signal whose exception was swallowed where it arrived is raised at the next
+    :func:`checkpoint`, or when the block ends, so it is never lost.
+    """
     def handler(signum, _frame):
+        _received.append(signum)
         raise Interrupted(signum)
 
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    outer = list(_received)
+    _received.clear()
     try:
         yield
+        checkpoint()
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+        _received[:] = outer
+
+
+def checkpoint() -> None:
+    """Raise :class:`Interrupted` if a signal arrived in this block and its exception was lost.
+
+    Called just before anything that cannot be undone (a staged folder renamed into place), so
+    an interrupted run publishes nothing even when the signal struck where Python drops
+    exceptions.
+    """
+    if _received:
+        raise Interrupted(_received[0])
 
 
 # -- deciding ----------------------------------------------------------------------------------
@@ -324,6 +352,7 @@ def publish(stage: Path, target: Target, *, chapter: str, version: str, data: st
     """
     write_manifest(stage, chapter=chapter, version=version, data=data)
     now = inspect(target.path, book_root=None)
+    checkpoint()
     new = report_files(stage) + [MANIFEST]
     if now.state == "missing":
         os.rename(stage, now.path)

@@ -105,7 +105,7 @@ def _init(directory, chapter_name: str, data_files: list, pairs: list, print_pdf
 
     from mqperf import catalog, parameters
     from mqperf.publish import runner
-    from mqperf.publish.outdir import signals_as_exceptions
+    from mqperf.publish.outdir import checkpoint, signals_as_exceptions
 
     with signals_as_exceptions():
         chapter = catalog.find(chapter_name)
@@ -141,6 +141,7 @@ def _init(directory, chapter_name: str, data_files: list, pairs: list, print_pdf
             workflow.mkdir(parents=True)
             (workflow / "report.yml").write_text(WORKFLOW.replace("@PYTHON@", PYTHON_VERSION), encoding="utf-8")
             subprocess.run(["git", "init", "--quiet", str(stage)], check=False, capture_output=True)
+            checkpoint()
             if target.exists():
                 target.rmdir()  # empty, checked above
             stage.rename(target)
