@@ -125,9 +125,9 @@ def test_jupyter_book_starts_while_chapters_execute_and_ends_when_a_chapter_fail
     started, given = [], []
 
     class Fake:
-        def __init__(self, root):
+        def __init__(self, root, args):
             started.append(self)
-            self.root, self.closed = root, False
+            self.root, self.args, self.closed = root, args, False
 
         def close(self):
             self.closed = True
@@ -146,6 +146,7 @@ def test_jupyter_book_starts_while_chapters_execute_and_ends_when_a_chapter_fail
     monkeypatch.setattr(pages, "write_all", lambda names=None: asked.append(list(names)) or [])
     assert book.build(echo=lambda *_: None) == 0
     assert len(started) == 1 and started[0].root == mini_book and given == started  # the render got it
+    assert started[0].args == render.jupyter_book_args(mini_book, strict=False)  # the arguments the render uses
     # The generated pages no execution changes were written meanwhile, and the render is told so;
     # the model cards page is left for it, after the chapters wrote their cards.
     assert asked == [[n for n in pages.PAGES if n != "model_cards.md"]] and written == [tuple(asked[0])]

@@ -409,11 +409,11 @@ def build(*, strict: bool = False, force: bool = False, jobs: int | None = None,
     warm, pages_written = [], []
 
     def while_executing():
-        # A chapter changed, so the book will most likely render: Jupyter Book imports meanwhile,
-        # and the generated pages no execution changes are written.
+        # A chapter changed, so the book will most likely render: Jupyter Book imports and sets
+        # Sphinx up meanwhile, and the generated pages no execution changes are written.
         from mqperf.publish import pages, render
 
-        warm.append(render.Warm(book_root()))
+        warm.append(render.Warm(book_root(), render.jupyter_book_args(book_root(), strict=strict)))
         _import_for_render()
         try:
             before = [n for n in pages.PAGES if n not in pages.AFTER_EXECUTION]

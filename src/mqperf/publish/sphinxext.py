@@ -25,6 +25,27 @@ def _config_inited(app, config):
 def _builder_inited(app):
     if app.builder.format == "html":
         app.add_js_file(assets.VEGA_BUNDLE, priority=200)
+        _keep_compiled_templates(app)
+
+
+def _keep_compiled_templates(app):
+    """Keep the theme's compiled Jinja templates between renders, beside Sphinx's doctrees.
+
+    Jinja compiles every template from source in each process: 0.2 to 0.3 s of a one-page
+    render. Its bytecode cache stores the code with a checksum of the source (and Python's
+    version), so an edited template is compiled again.
+    """
+    from jinja2 import FileSystemBytecodeCache
+
+    environment = getattr(getattr(app.builder, "templates", None), "environment", None)
+    if environment is None:
+        return  # another template bridge: leave it as it is
+    folder = Path(app.doctreedir).parent / ".jinja-bytecode"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return  # compiled each time, as before
+    environment.bytecode_cache = FileSystemBytecodeCache(str(folder))
 
 
 def _drop_thebe(app, pagename, templatename, context, doctree):
