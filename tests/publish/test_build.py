@@ -14,6 +14,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from blas_kernels import kernel_of
 from conftest import ROOT
 from mqperf import catalog
 from mqperf import data
@@ -328,14 +329,21 @@ def test_a_forced_build_keeps_the_committed_notebook_when_nothing_moved_beyond_t
 @pytest.mark.slow
 def test_build_force_under_another_blas_kernel_leaves_the_chapters_untouched(tmp_path):
     """``mqperf build --force`` with OPENBLAS_CORETYPE set leaves every committed notebook byte for byte
-    as it was (the IMS bridge chapter holds a value on a rounding boundary between kernel families)."""
+    as it was (the IMS bridge chapter holds a value on a rounding boundary between kernel families).
+
+    A family whose kernels are this CPU's own is left out: the committed notebooks were executed with
+    those here, and a forced build that keeps an unchanged notebook is tested on the mini book."""
+    own = kernel_of(None)
+    families = [f for f in ("Prescott", "Haswell") if kernel_of(f) not in (None, own)]
+    if not families:
+        pytest.skip(f"OPENBLAS_CORETYPE=Prescott and Haswell load no other kernels than this CPU's own ({own})")
     root = tmp_path / "book"
     shutil.copytree(ROOT / "data", root / "data")
     shutil.copytree(ROOT / "chapters", root / "chapters", ignore=shutil.ignore_patterns(".*"))
     shutil.copy(ROOT / "requirements.lock", root / "requirements.lock")
     shutil.copy(ROOT / "_toc.yml", root / "_toc.yml")
     before = {p.name: p.read_bytes() for p in (root / "chapters").glob("*.ipynb")}
-    for family in ("Prescott", "Haswell"):
+    for family in families:
         env = {**os.environ, "MQPERF_ROOT": str(root), "OPENBLAS_CORETYPE": family}
         proc = subprocess.run([sys.executable, "-m", "mqperf.cli", "build", "--force", "--no-html", "-q",
                                "--only", "ims_bridge", "kafka_task_scaling"],

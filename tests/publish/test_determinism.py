@@ -26,7 +26,6 @@ shifted) before comparing. A difference is reported by chapter, cell and number
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from blas_kernels import kernel_of
 from mqperf import catalog
 from mqperf.publish import build as book
 from mqperf.publish import drift, samebook
@@ -84,24 +84,6 @@ with engine.Kernel(book.chapters_dir(), preload=preload) as kernel:
         book.normalise(nb, inputs=book.chapter_inputs(name), env_hash=env_hash)
         nbformat.write(nb, target)
 """
-
-_PROBE = "import numpy as np; a = np.ones((64, 64)); print(float((a @ a)[0, 0]))"
-
-
-@functools.lru_cache(maxsize=None)
-def kernel_of(family: str | None) -> str | None:
-    """The OpenBLAS core whose kernels ``OPENBLAS_CORETYPE=family`` loads on this CPU (None: the
-    one it picks itself), or None when this CPU cannot run them (the probe dies of an illegal
-    instruction)."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-    env.update({"OPENBLAS_VERBOSE": "2", **({"OPENBLAS_CORETYPE": family} if family else {})})
-    proc = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=120)
-    if proc.returncode != 0:
-        return None
-    cores = [line.split(":", 1)[1].strip() for line in (proc.stdout + proc.stderr).splitlines()
-             if line.startswith("Core:")]
-    return cores[0] if cores else family
-
 
 def _execute(names: list[str], out: Path, env: dict, env_hash: str, reverse: bool) -> None:
     (out / "cards").mkdir(parents=True, exist_ok=True)
