@@ -1,6 +1,7 @@
 """Generated pages list everything they are generated from; chapters link their errata."""
 
 import csv
+import functools
 import json
 import re
 
@@ -53,6 +54,7 @@ def test_model_cards_page_lists_every_card():
         assert json.loads(path.read_text())["name"] in text
 
 
+@functools.cache
 def _chapter_texts():
     texts = {}
     for path in sorted((ROOT / "chapters").glob("*")):
@@ -76,15 +78,22 @@ def _views() -> dict[str, str]:
     return {p.stem: p.read_text(encoding="utf-8") for p in (ROOT / "src" / "mqperf" / "data" / "views").glob("*.py")}
 
 
+@functools.cache
+def _words() -> dict[str, frozenset]:
+    """The words (``\\w+``) of each chapter's texts and view, read once for every erratum."""
+    texts, views = _chapter_texts(), _views()
+    return {name: frozenset(re.findall(r"\w+", text + "\n" + views.get(name, ""))) for name, text in texts.items()}
+
+
 @pytest.mark.parametrize("row", ERRATA, ids=[r["erratum_id"] for r in ERRATA])
 def test_every_erratum_is_linked_from_the_chapters_that_read_its_data(row):
     """A chapter that reads a dataset an erratum affects links the erratum; an erratum on data no
     chapter reads yet is on the errata page only (test_errata_page_has_every_erratum)."""
     target = f"errata-{row['erratum_id'].lower()}"
-    texts, views = _chapter_texts(), _views()
+    texts = _chapter_texts()
     affected = row["affects"].split()
-    readers = [name for name, text in texts.items()
-               if any(re.search(rf"\b{re.escape(d)}\b", text + views.get(name, "")) for d in affected)]
+    assert all(re.fullmatch(r"\w+", d) for d in affected), f"{row['erratum_id']}: a dataset name is not one word"
+    readers = [name for name, words in _words().items() if any(d in words for d in affected)]
     if not readers:
         return
     linked = [name for name in readers if target in texts[name]]
