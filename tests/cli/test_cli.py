@@ -40,6 +40,31 @@ def test_list_shows_chapters_parameters_and_contract():
     assert any(c["name"] == "kafka_task_scaling" and c["contract"] == "kafka_task_scaling" for c in listed)
 
 
+def test_the_script_exits_fast_yet_as_a_normal_exit_would(capsys):
+    """``mqperf`` (``cli.console``) skips the interpreter's tear-down, not what a normal exit does:
+    atexit handlers run, every line is written, and the status is the command's."""
+    from mqperf.cli import main
+
+    assert main(["list", "--json"]) == 0
+    listed = capsys.readouterr().out
+    script = ("import atexit, sys\n"
+              "atexit.register(lambda: print('atexit ran', file=sys.stderr))\n"
+              "from mqperf.cli import console\n"
+              "sys.argv = ['mqperf', *sys.argv[1:]]\n"
+              "console()\n")
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    done = subprocess.run([sys.executable, "-c", script, "list", "--json"], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert (done.returncode, done.stdout) == (0, listed) and "atexit ran" in done.stderr
+    bad = subprocess.run([sys.executable, "-c", script, "run", "no_such_chapter", "--data", "x.csv", "--out", "o"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("error:") == 1 and "atexit ran" in bad.stderr
+    # A pipe its reader closed early (`mqperf list | head -1`): the status of the command, and quiet.
+    piped = subprocess.run(f"{MQPERF} list | head -c 10", shell=True, capture_output=True, text=True, env=env,
+                           timeout=120, executable="/bin/bash")
+    assert piped.stdout and piped.stderr == ""
+
+
 @pytest.fixture
 def reader_csv(tmp_path):
     path = tmp_path / "mine.csv"

@@ -1,7 +1,5 @@
 """``python -m mqperf.cli``: the ``mqperf`` command."""
 
-import sys
+from mqperf.cli import console
 
-from mqperf.cli import main
-
-sys.exit(main())
+console()
