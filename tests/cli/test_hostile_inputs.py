@@ -138,7 +138,9 @@ def main(capsys, *args, cwd: Path | None = None):
 
 
 def subprocess_env(tmp_path: Path) -> dict:
-    return {**os.environ, "PYTHONWARNINGS": "ignore", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    # TMPDIR too: a run killed with -9 leaves its temporary folder where it made it, and that is
+    # the test's folder then, not the machine's /tmp.
+    return {**os.environ, "PYTHONWARNINGS": "ignore", "XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)}
 
 
 # -- --out -------------------------------------------------------------------------------------
