@@ -97,6 +97,7 @@ def console() -> None:
     A command has closed every file it wrote when it returns; freeing pandas, scipy, altair and a
     chapter's results object by object would take 0.15 to 0.2 s more of every command. What a
     normal exit runs first (``atexit``: logging's flush, pending weakref finalizers) still runs.
+    ``python -m mqperf.cli`` exits normally instead, for profilers and debuggers.
     """
     code = main()
     atexit._run_exitfuncs()
