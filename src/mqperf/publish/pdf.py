@@ -185,19 +185,21 @@ def book(html_dir: Path, files: list[str], target: Path, *, title: str, echo=pri
             out = Path(tmp) / f"{i:03d}.pdf"
             charts, head = print_page(page, html_dir / name, out, footer=False,
                                       served=(base, html_dir) if base else None)
-            pages = len(PdfReader(out).pages)
+            part = PdfReader(out)  # read once: counted here, appended below
+            pages = len(part.pages)
             parts.append(Part(head, pages, charts))
-            printed.append(out)
+            printed.append(part)
             echo(f"  printed  {name} ({pages} page{'s' * (pages != 1)}, {charts} chart{'s' * (charts != 1)})")
         contents = Path(tmp) / "contents.pdf"
         lead = _contents(page, contents, title, parts, lead=1)
         lead = _contents(page, contents, title, parts, lead=lead)  # the contents' own length moves every number
         writer = PdfWriter()
         writer.append(str(contents))
-        starts = []
-        for part, path in zip(parts, printed):
-            starts.append(len(writer.pages))
-            writer.append(str(path))
+        starts, at = [], lead  # counted, not asked of the writer (which walks its page tree each time)
+        for part, reader in zip(parts, printed):
+            starts.append(at)
+            writer.append(reader)
+            at += part.pages
         for part, start in zip(parts, starts):
             writer.add_outline_item(part.title, start)
         _number(writer)
