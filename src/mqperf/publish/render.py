@@ -96,7 +96,7 @@ WARM_IMPORTS = ("jupyter_book.cli.main", "jupyter_book.sphinx", "sphinx.applicat
                 "mqperf.publish.sphinxext")
 
 _WARM_MAIN = """
-import atexit, importlib, json, os, sys
+import importlib, json, os, sys
 args = json.loads(sys.argv[1])
 for name in sys.argv[2:]:
     try:
@@ -130,10 +130,8 @@ except SystemExit as exc:
         print(code, file=sys.stderr)
         code = 1
 # Everything is written; tearing down Sphinx's objects one by one would take 0.4 s more.
-atexit._run_exitfuncs()
-sys.stdout.flush()
-sys.stderr.flush()
-os._exit(code or 0)
+from mqperf.publish.quick_exit import quick_exit
+quick_exit(code or 0)
 """
 
 
