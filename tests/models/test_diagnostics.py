@@ -52,3 +52,41 @@ def test_a_weighted_fit_is_checked_on_its_weighted_residuals():
     # (tests/models/test_pvalues.py), against the raw residuals' far from it.
     assert checks.normal_p == pytest.approx(stats.shapiro(relative).pvalue, rel=1e-9)
     assert abs(checks.normal_p - stats.shapiro(fit.resid).pvalue) > 1e-3
+
+
+def test_refits_words_say_how_many_converged():
+    assert diagnostics.refits_words(199, 199) == "199 refits"
+    assert diagnostics.refits_words(150, 199) == "199 refits, of which 150 converged (the others are left out)"
+    assert diagnostics.refits_words(99, 199).endswith("only 99 converged: too few, so the t interval is given")
+
+
+def _failing_checks_fit():
+    rng = np.random.default_rng(3)
+    n = np.repeat(np.arange(1, 13, dtype=float), 2)
+    fit = usl.fit(n, usl.throughput(n, 1000, 0.02, 0.0005) * (1 + rng.normal(0, 0.05, n.size)))
+    assert not fit.residual_checks.passed
+    return fit
+
+
+@pytest.mark.parametrize("dropped", [0, 40, 120])
+def test_an_interval_from_some_of_the_refits_says_how_many(monkeypatch, dropped):
+    """Refits that do not converge are left out of the percentiles: the method says how many
+    converged, and with fewer than half the interval is the t interval, as it says."""
+    from mqperf.models import refits
+
+    real = refits.refit_all
+
+    def some_fail(*args, **kwargs):
+        out = real(*args, **kwargs)
+        return [None if i < dropped else theta for i, theta in enumerate(out)]
+
+    monkeypatch.setattr(refits, "refit_all", some_fail)
+    fit = _failing_checks_fit()
+    method, ci, wald = fit.interval_method, fit.conf_int(), fit._wald(0.05)
+    assert f"residual bootstrap, {diagnostics.refits_words(199 - dropped, 199)}, percentile" in method
+    assert ("converged" in method) == (dropped > 0)
+    if dropped > 199 / 2:
+        pd_equal = np.allclose(ci.to_numpy(), wald.to_numpy(), equal_nan=True)
+        assert pd_equal, "with too few refits the interval is the t interval"
+    else:
+        assert (ci["upper"] - ci["lower"] >= wald["upper"] - wald["lower"] - 1e-12).all()

@@ -167,3 +167,17 @@ def test_refits_with_the_gradient_reach_the_refits_without_it():
     without = refits._one(tls._ratio_two, *args)
     assert with_grad is not None and without is not None
     assert_allclose(with_grad, without, rtol=1e-5)
+
+
+@pytest.mark.slow  # 199 refits, half of them handed to least_squares: about 5 s
+def test_an_interval_from_the_refits_that_converged_says_how_many():
+    """Every ratio the same (1.863) at three sizes and three SSLRKEYC values: the curve cannot follow
+    them, and 83 of the 199 refits do not converge. The interval rests on the 116 that did, and its
+    method says so rather than "199 refits"."""
+    x = np.array([(s, k) for s in (4 * KB, 32 * KB, MB) for k in (MB, 10 * MB, 100 * MB)], dtype=float)
+    res = tls.fit_renegotiation(x, np.full(len(x), 1.863))
+    assert not res.residual_checks.passed
+    method = res.interval_method
+    assert method.startswith("bootstrap of the weighted residuals, 199 refits, of which ")
+    converged = int(method.split("of which ")[1].split(" converged")[0])
+    assert 199 / 2 <= converged < 199

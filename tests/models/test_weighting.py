@@ -152,3 +152,29 @@ def test_a_relatively_weighted_fit_is_checked_on_relative_errors():
     # An unweighted fit is left as it is.
     flat = lb.fit(kb * 1024, rate, weights="none")
     assert weighting.relatively_checked(flat) is flat
+
+
+def skewed(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Relative errors from a skewed law (5 % exponential, centred): a relatively weighted fit's
+    residual checks fail, so its interval is the bootstrap of relative errors."""
+    n = np.repeat(np.arange(1, 13, dtype=float), 2)
+    rng = np.random.default_rng(seed)
+    return n, usl.throughput(n, 1000, 0.03, 0.001) * (1 + 0.05 * (rng.exponential(1, n.size) - 1))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12])
+def test_a_relative_fit_that_fails_its_checks_is_widened_to_the_t_interval_as_its_card_says(seed):
+    """The bootstrap of relative errors alone is narrower than the t interval here (for λ and σ at
+    least); the reported interval covers both, as every other bootstrap interval does."""
+    rel = weighting.fit_usl(*skewed(seed), weights="relative")
+    assert not rel.residual_checks.passed
+    boot = weighting.relative_bootstrap(rel, upper=rel.UPPER)
+    wald, ci = rel._wald(0.05), rel.conf_int()
+    assert (boot.loc[["lam", "sigma"], "lower"] > wald.loc[["lam", "sigma"], "lower"]).any()
+    held = wald["lower"].isna()  # κ held on its bound: no t interval to cover
+    assert (ci["lower"] <= wald["lower"])[~held].all() and (ci["upper"] >= wald["upper"])[~held].all()
+    free = boot["lower"].notna()
+    assert (ci["lower"] <= boot["lower"])[free].all() and (ci["upper"] >= boot["upper"])[free].all()
+    method = rel.interval_method
+    assert method.startswith("bootstrap of the relative errors (weights 1/y²), 199 refits,")
+    assert "widened where narrower to the t interval" in method and "Pearson residuals" in method

@@ -224,19 +224,31 @@ class FitResult:
         if self.df_resid <= 0:
             return "none: no residual degrees of freedom"
         if not self.residual_checks.passed:
-            from mqperf.models.diagnostics import REFITS
-
-            return (f"residual bootstrap, {REFITS} refits, percentile 95 %, widened where narrower to the t interval "
-                    "(the residuals fail the normality or even-spread check)")
+            return (f"residual bootstrap, {self.refits_words()}, percentile 95 %, widened where narrower to the t "
+                    "interval (the residuals fail the normality or even-spread check)")
         return "Wald, Student-t on df_resid, 95 %"
+
+    def refits_words(self, alpha: float = 0.05) -> str:
+        """How many refits the bootstrap interval rests on (:func:`mqperf.models.diagnostics.refits_words`)."""
+        from mqperf.models.diagnostics import refits_words
+
+        self._bootstrap(alpha)
+        return refits_words(*self.__dict__["_bootstrap_refits"][alpha])
+
+    def _bootstrap_interval(self, alpha: float) -> pd.DataFrame:
+        """The bootstrap's own percentile interval (columns lower, upper; ``attrs["refits"]``)."""
+        from mqperf.models.diagnostics import bootstrap_conf_int
+
+        ci = bootstrap_conf_int(self, alpha=alpha)
+        out = pd.DataFrame({"lower": ci[0].astype(float), "upper": ci[1].astype(float)})
+        out.attrs["refits"] = ci.attrs["refits"]
+        return out
 
     def _bootstrap(self, alpha: float) -> pd.DataFrame:
         cache = self.__dict__.setdefault("_bootstrap_cache", {})
         if alpha not in cache:
-            from mqperf.models.diagnostics import bootstrap_conf_int
-
-            ci = bootstrap_conf_int(self, alpha=alpha)
-            boot = pd.DataFrame({"lower": ci[0].astype(float), "upper": ci[1].astype(float)})
+            boot = self._bootstrap_interval(alpha)
+            self.__dict__.setdefault("_bootstrap_refits", {})[alpha] = boot.attrs["refits"]
             # A parameter the refits barely move gets a bootstrap interval of almost no width,
             # which would read as "known"; the reported interval covers the t interval too.
             wald = self._wald(alpha)

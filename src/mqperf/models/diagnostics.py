@@ -85,6 +85,16 @@ def residual_checks(result) -> Checks:
     return Checks(True, normal, spread if math.isfinite(spread) else 1.0)
 
 
+def refits_words(converged: int, made: int) -> str:
+    """How many bootstrap refits an interval rests on, in words: all of them, or how many converged
+    (an interval from the refits that converged is not the interval of all of them, so it is said)."""
+    if converged >= made:
+        return f"{made} refits"
+    if converged < made / 2:
+        return f"{made} refits, of which only {converged:,} converged: too few, so the t interval is given"
+    return f"{made} refits, of which {converged:,} converged (the others are left out)"
+
+
 def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, seed: int = SEED) -> pd.DataFrame:
     """Percentile intervals from a residual bootstrap of ``result``'s own curve.
 
@@ -92,7 +102,8 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
     parameters, where ``e*`` resamples the residuals rescaled by √(n / df_resid) (so their
     spread matches the error variance the fit estimates). Parameters the fit holds on a bound
     stay there. Refits that fail to converge are dropped; fewer than half converging gives
-    NaN intervals.
+    NaN intervals. ``attrs["refits"]`` of the result is (refits that converged, refits made), for
+    :func:`refits_words`.
     """
     from mqperf.models.refits import refit_all
 
@@ -113,6 +124,7 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
                        np.maximum(theta0[free], lower))
     draws = [theta for theta in solved if theta is not None]
     out = pd.DataFrame(np.nan, index=names, columns=[0, 1])
+    out.attrs["refits"] = (len(draws), refits)
     if len(draws) < refits / 2:
         return out
     draws = np.array(draws)

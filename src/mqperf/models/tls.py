@@ -265,6 +265,7 @@ class RenegotiationResult(_FitResult):
                            np.full(len(free), np.inf), np.maximum(theta0[free], lower),
                            gradient=_ratio_two_gradient if self.fn is _ratio_two else None)
         draws = [theta for theta in solved if theta is not None]
+        self.__dict__.setdefault("_bootstrap_refits", {})[alpha] = (len(draws), REFITS)
         out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
         if len(draws) >= REFITS / 2:
             lo, hi = np.quantile(np.array(draws), [alpha / 2, 1 - alpha / 2], axis=0)
@@ -278,9 +279,7 @@ class RenegotiationResult(_FitResult):
         if self.df_resid <= 0:
             return "none: no residual degrees of freedom"
         if not self.residual_checks.passed:
-            from mqperf.models.diagnostics import REFITS
-
-            return (f"bootstrap of the weighted residuals, {REFITS} refits, percentile 95 % widened to cover the "
+            return (f"bootstrap of the weighted residuals, {self.refits_words()}, percentile 95 % widened to cover the "
                     "Wald interval (the weighted residuals fail the normality or even-spread check)")
         return "Wald, Student-t on df_resid, 95 % (weights 1/ratio²)"
 

@@ -131,11 +131,15 @@ class _RelativeErrors:
 
         return residual_checks(_Pearson(self))
 
-    def _bootstrap(self, alpha: float) -> pd.DataFrame:
-        cache = self.__dict__.setdefault("_bootstrap_cache", {})
-        if alpha not in cache:
-            cache[alpha] = relative_bootstrap(self, alpha=alpha, upper=self.UPPER)
-        return cache[alpha].copy()
+    def _bootstrap_interval(self, alpha: float) -> pd.DataFrame:
+        return relative_bootstrap(self, alpha=alpha, upper=self.UPPER)
+
+    @property
+    def interval_method(self) -> str:
+        if self.df_resid <= 0 or self.residual_checks.passed:
+            return super().interval_method
+        return (f"bootstrap of the relative errors (weights 1/y²), {self.refits_words()}, percentile 95 %, widened "
+                "where narrower to the t interval (the Pearson residuals fail the normality or even-spread check)")
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,7 @@ def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None
                        np.clip(theta0[free], lower + 1e-12, upper - 1e-12), x_scale_jac=True)
     draws = [theta for theta in solved if theta is not None]
     out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
+    out.attrs["refits"] = (len(draws), refits)
     if len(draws) < refits / 2:
         return out
     lo, hi = np.quantile(np.array(draws), [alpha / 2, 1 - alpha / 2], axis=0)
