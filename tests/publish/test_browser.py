@@ -61,9 +61,8 @@ def _pages():
 def test_page_renders_offline(browser, server, page):
     requests, errors = [], []
     tab = browser.new_page()
-    # A browser asks the server's root for /favicon.ico, which the book has none of (no page names one).
-    tab.on("console", lambda m: errors.append(m.text) if m.type == "error"
-           and not m.location.get("url", "").endswith("/favicon.ico") else None)
+    # Every console error counts, a 404 too (a page that named no icon made the browser ask for /favicon.ico).
+    tab.on("console", lambda m: errors.append(f"{m.text} ({m.location.get('url', '')})") if m.type == "error" else None)
     tab.on("pageerror", lambda e: errors.append(str(e)))
     # Every request is seen; one for another host would fail (the browser's flags, tested below).
     tab.on("request", lambda r: requests.append(r.url))
@@ -76,8 +75,10 @@ def test_page_renders_offline(browser, server, page):
     if tab.locator("span.math, div.math").count():
         tab.locator("mjx-container").first.wait_for(state="attached", timeout=20_000)
     external = [u for u in requests if off_machine(u)]
+    icons = tab.locator("link[rel='icon']").count()
     tab.close()
     assert external == [], f"{page} requested off-machine URLs"
+    assert icons == 1, f"{page} names no icon"
     # pydata-sphinx-theme logs this on a browser's first visit (no stored light/dark mode).
     errors = [e for e in errors if "invalid theme mode" not in e]
     assert errors == [], f"{page} console errors: {errors}"
