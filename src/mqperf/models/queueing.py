@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 from mqperf.errors import ModelError
+
+if TYPE_CHECKING:  # numpy is imported where it is used: this module stays cheap to import
+    import numpy as np
 
 
 def _servers(c) -> int:
