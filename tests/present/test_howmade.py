@@ -21,8 +21,8 @@ def test_conversion_notes_and_setup_reach_this_run(tmp_path):
     assert "cph rates are round trips per second" in set(run["value"])
     assert "run1.txt (cph raw lines)" in set(run["value"])
     made = dict(zip(*(r["how_made"].frame[c] for c in r["how_made"].frame.columns)))
-    assert "MQ version: 9.4.0.0" in made["Setup the files state"]
-    assert "platform: not stated" in made["Setup the files state"]
+    assert "MQ version: 9.4.0.0" in made["Setup stated in the files"]
+    assert "platform: not stated" in made["Setup stated in the files"]
 
 
 def test_one_extrapolation_is_one_answer_that_leaves():

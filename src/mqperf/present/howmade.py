@@ -182,7 +182,7 @@ def section(results) -> pd.DataFrame:
     else:
         rows.append(("Extrapolations", f"no answer in this report ({results.answers}) leaves the measured range"))
     stated = results.setup
-    rows.append(("Setup the files state", "; ".join(
+    rows.append(("Setup stated in the files", "; ".join(
         f"{k}: {text.visible(stated[k]) if k in stated else 'not stated'}" for k in (*SETUP, *[k for k in stated
                                                                                             if k not in SETUP]))))
     for check, outcome in results.checks.items():
