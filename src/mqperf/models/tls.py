@@ -230,18 +230,14 @@ class RenegotiationResult(_FitResult):
         return residual_checks(self._weighted())
 
     def conf_int(self, alpha: float = 0.05):
-        import pandas as pd
-
-        ci = super().conf_int(alpha)
-        if self.df_resid > 0 and not self.residual_checks.passed:
-            wald = self._wald(alpha)
-            ci = pd.DataFrame({"lower": np.fmin(ci["lower"], wald["lower"]), "upper": np.fmax(ci["upper"], wald["upper"])})
+        ci = super().conf_int(alpha)  # a bootstrap is widened to cover Wald there (FitResult._bootstrap)
         if self.size_model and not self.renegotiation_seen:
             ci.loc["s0"] = [np.nan, np.nan]
         return ci
 
-    def _bootstrap(self, alpha: float):
-        """Percentile intervals from a bootstrap of the weighted residuals, each refit weighted as the fit."""
+    def _bootstrap_interval(self, alpha: float):
+        """Percentile intervals from a bootstrap of the weighted residuals, each refit weighted as the fit
+        (``attrs["refits"]``: refits that converged, refits made)."""
         import math
 
         import pandas as pd
@@ -249,9 +245,6 @@ class RenegotiationResult(_FitResult):
         from mqperf.models.diagnostics import REFITS, SEED
         from mqperf.models.refits import refit_all
 
-        cache = self.__dict__.setdefault("_bootstrap_cache", {})
-        if alpha in cache:
-            return cache[alpha].copy()
         wt = self._weighted()
         sw = np.sqrt(wt.w)
         e = wt.resid * math.sqrt(self.nobs / max(self.df_resid, 1))
@@ -265,14 +258,13 @@ class RenegotiationResult(_FitResult):
                            np.full(len(free), np.inf), np.maximum(theta0[free], lower),
                            gradient=_ratio_two_gradient if self.fn is _ratio_two else None)
         draws = [theta for theta in solved if theta is not None]
-        self.__dict__.setdefault("_bootstrap_refits", {})[alpha] = (len(draws), REFITS)
         out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
+        out.attrs["refits"] = (len(draws), REFITS)
         if len(draws) >= REFITS / 2:
             lo, hi = np.quantile(np.array(draws), [alpha / 2, 1 - alpha / 2], axis=0)
             for i in free:
                 out.iloc[i] = [lo[i], hi[i]]
-        cache[alpha] = out
-        return out.copy()
+        return out
 
     @property
     def interval_method(self) -> str:
