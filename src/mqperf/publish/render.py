@@ -39,7 +39,7 @@ def render_html(*, strict: bool = False, force: bool = False, echo=print, warm: 
         if not (strict or force) and stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == inputs:
             echo("  html      unchanged: no page, notebook, dataset, card or setting changed since the last render")
             return target
-        staging = root / ".cache" / "jb"
+        staging = staging_dir(root)
         args = jupyter_book_args(root, strict=strict)
         echo("  html      rendering with Jupyter Book" + (" (warnings are errors)" if strict else "") + " ...")
         start = time.perf_counter()
@@ -135,9 +135,14 @@ quick_exit(code or 0)
 """
 
 
+def staging_dir(root: Path) -> Path:
+    """Where Jupyter Book renders before the HTML is swapped into ``_build/html``."""
+    return root / ".cache" / "jb"
+
+
 def jupyter_book_args(root: Path, *, strict: bool) -> list[str]:
     """The ``jupyter-book`` arguments of the book's render (into ``.cache/jb``)."""
-    args = ["build", str(root), "--path-output", str(root / ".cache" / "jb"), "--builder", "html"]
+    args = ["build", str(root), "--path-output", str(staging_dir(root)), "--builder", "html"]
     return args + ["-W", "-n", "--keep-going"] if strict else args
 
 
