@@ -1,4 +1,5 @@
-"""Which OpenBLAS kernels ``OPENBLAS_CORETYPE`` loads on this CPU.
+"""Which OpenBLAS kernels ``OPENBLAS_CORETYPE`` loads on this CPU, and how numpy is made to run
+the loops of its oldest CPU.
 
 The determinism and build tests execute chapters under other kernel families than this CPU's
 own: a family that loads the same kernels as another, or as this CPU picks itself, adds nothing.
@@ -27,3 +28,17 @@ def kernel_of(family: str | None) -> str | None:
     cores = [line.split(":", 1)[1].strip() for line in (proc.stdout + proc.stderr).splitlines()
              if line.startswith("Core:")]
     return cores[0] if cores else family
+
+
+def numpy_baseline() -> dict[str, str]:
+    """The environment that makes numpy run its baseline loops (x86-64-v2 for the locked numpy),
+    as on the oldest CPU it supports: ``NPY_DISABLE_CPU_FEATURES`` naming every target numpy
+    dispatches to at run time that this CPU has. Empty where this CPU has none of them.
+
+    numpy picks its element-wise loops (exp, log, log1p, …) by CPU as OpenBLAS picks its kernels,
+    and its AVX-512 ones differ from the others in the last bits (seen: ``share_time_sufficient_servers``).
+    """
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    targets = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    return {"NPY_DISABLE_CPU_FEATURES": " ".join(targets)} if targets else {}
