@@ -184,6 +184,26 @@ def test_page_count_and_numbers(book_pdf):
         assert f"{i}/{total}" in text, f"page {i} has no page number"
 
 
+def uncompressed_pages(reader) -> list[int]:
+    """The pages (from 1) with a content stream written without a filter."""
+    pages = []
+    for i, page in enumerate(reader.pages, start=1):
+        contents = page.get("/Contents")
+        contents = contents.get_object() if contents is not None else []
+        streams = [c.get_object() for c in contents] if isinstance(contents, list) else [contents]
+        if any("/Filter" not in s for s in streams):
+            pages.append(i)
+    return pages
+
+
+def test_every_page_is_stored_compressed(book_pdf):
+    """Stamping the page numbers rewrites each page's content; unless compressed again, the book
+    weighs 45 MB rather than 10."""
+    reader, _, _, path = book_pdf
+    assert uncompressed_pages(reader) == []
+    assert path.stat().st_size < 30_000 * len(reader.pages), f"{path.stat().st_size:,} bytes"
+
+
 def test_every_chapter_title_is_in_the_pdf_and_the_bookmarks(book_pdf):
     import html
 
