@@ -119,7 +119,8 @@ class _RelativeErrors:
 
     The residual checks run on the Pearson residuals (each residual divided by its point's
     rate, as the fit weighs it), and when they fail the interval is a bootstrap that resamples
-    those relative errors and refits with the same weights (:func:`relative_bootstrap`).
+    those relative errors and refits with the same weights (:func:`relative_bootstrap`), widened
+    where narrower to the t interval by :meth:`FitResult._bootstrap`, as every bootstrap here is.
     """
 
     #: Upper bounds of parameters (σ and κ of the USL lie in [0, 1]); the rest are unbounded above.
