@@ -40,13 +40,16 @@ def test_bootstrap_band_covers_the_wald_band_when_checks_fail():
     rng = np.random.default_rng(0)
     y = (120 + 4.5 * S - 1.0 * S * P) * (1 + 0.1 * rng.standard_t(2, S.size))  # heavy tails, spread with size
     res = compression.fit(S, P, y)
-    band = res.band(np.array([[32.0, 0.4], [200.0, 0.4]]))
+    grid = np.array([[32.0, 0.4], [200.0, 0.4]])
+    band = res.band(grid)
     if not res.residual_checks.passed:
         assert (band["method"] == "bootstrap").all()
         assert "bootstrap" in res.interval_method
     assert (band["lower"] <= band["fit"]).all() and (band["fit"] <= band["upper"]).all()
-    again = compression.fit(S, P, y).band(np.array([[32.0, 0.4]]))
-    assert again["lower"].iloc[0] == band["lower"].iloc[0]  # fixed seed: the same band every run
+    # Fixed seed: the same band every run. On the same grid: a band on a grid of one point takes
+    # another BLAS path than one on two, which on some CPUs' kernels differs in the last bit.
+    again = compression.fit(S, P, y).band(grid)
+    assert again["lower"].iloc[0] == band["lower"].iloc[0]
 
 
 def test_one_compressibility_and_too_few_sizes():
