@@ -6,6 +6,7 @@ as a reader's shell would.
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -60,8 +61,9 @@ def test_the_script_exits_fast_yet_as_a_normal_exit_would(capsys):
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("error:") == 1 and "atexit ran" in bad.stderr
     # A pipe its reader closed early (`mqperf list | head -1`): the status of the command, and quiet.
-    piped = subprocess.run(f"{MQPERF} list | head -c 10", shell=True, capture_output=True, text=True, env=env,
-                           timeout=120, executable="/bin/bash")
+    # Quoted: a clone's path may hold spaces.
+    piped = subprocess.run(f"{shlex.quote(MQPERF)} list | head -c 10", shell=True, capture_output=True, text=True,
+                           env=env, timeout=120, executable="/bin/bash")
     assert piped.stdout and piped.stderr == ""
 
 
