@@ -37,6 +37,19 @@ def test_every_chapter_is_in_the_toc_and_has_parameters():
         assert len(tagged) == 1, f"{chapter.name}: needs exactly one cell tagged 'parameters'"
         assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code"), f"{chapter.name}: unexecuted cells"
         assert "papermill" not in nb.metadata, f"{chapter.name}: papermill timing metadata committed"
+        assert "version" not in nb.metadata.get("language_info", {}), f"{chapter.name}: Python's patch version committed"
+
+
+def test_normalise_drops_the_python_patch_version_and_keeps_the_language():
+    """A kernel records the interpreter's version (3.11.7 here, 3.11.2 in Debian's python3.11); the lock
+    does not pin it, so a committed chapter must not hold it, or any re-execution elsewhere rewrites it."""
+    nb = new_notebook(cells=[new_code_cell("1")])
+    nb.metadata["language_info"] = {"name": "python", "version": "3.11.2", "mimetype": "text/x-python"}
+    book.normalise(nb)
+    assert nb.metadata["language_info"] == {"name": "python", "mimetype": "text/x-python"}
+    bare = new_notebook(cells=[new_code_cell("1")])
+    book.normalise(bare)  # no language_info at all: nothing to drop
+    assert "language_info" not in bare.metadata
 
 
 @pytest.fixture
@@ -71,6 +84,7 @@ def test_build_records_inputs_and_then_reuses(mini_book):
     with (mini_book / "data" / "kafka_scaling_rates.csv").open(newline="", encoding="utf-8") as fh:
         rows = sum(1 for _ in csv.DictReader(fh))  # counted by the csv module, not by data.load
     assert nb.cells[2].outputs[0]["data"]["text/plain"] == str(rows)
+    assert nb.metadata["language_info"]["name"] == "python" and "version" not in nb.metadata["language_info"]
     assert any("executed  tiny" in ln for ln in lines)
     lines.clear()
     assert book.build(html=False, echo=lines.append) == 0

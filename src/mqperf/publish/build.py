@@ -197,8 +197,11 @@ def _kernel_stderr_captured():
 
 
 def normalise(nb, *, inputs: list[str] | None = None, env_hash: str | None = None) -> None:
-    """Make an executed notebook deterministic: drop papermill's timings, record inputs."""
+    """Make an executed notebook deterministic: drop papermill's timings and the kernel's Python
+    patch version (``language_info.version``: the lock pins packages, not the interpreter, so a
+    reader's 3.11.2 would otherwise rewrite every chapter it re-executes), record inputs."""
     nb.metadata.pop("papermill", None)
+    nb.metadata.get("language_info", {}).pop("version", None)
     for cell in nb.cells:
         cell.metadata.pop("papermill", None)
         cell.metadata.pop("execution", None)
