@@ -16,7 +16,8 @@ def add_parser(sub):
     b.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors (-W -n --keep-going)")
     b.add_argument("--force", action="store_true",
                    help="re-execute every chapter and re-render the HTML even if their inputs are unchanged")
-    b.add_argument("--jobs", "-j", type=int, default=None, help="parallel chapter executions (default: CPU count)")
+    b.add_argument("--jobs", "-j", type=int, default=None, help="parallel chapter executions (default: the CPUs this process may use, "
+                   "as its affinity and a container's CPU quota allow)")
     b.add_argument("--only", nargs="+", metavar="CHAPTER", help="execute only these chapters")
     b.add_argument("--no-html", action="store_true", help="execute chapters only; skip the HTML build")
     b.add_argument("--quiet", "-q", action="store_true", help="print only errors and the final line")

@@ -34,7 +34,8 @@ def add_parser(sub):
     f.add_argument("--scheduler", metavar="ADDRESS",
                    help="an existing Dask scheduler, e.g. tcp://host:8786 (then -j is ignored)")
     f.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                   help="worker processes of the local cluster (default: CPU count)")
+                   help="worker processes of the local cluster (default: the CPUs this process may use, "
+                        "as its affinity and a container's CPU quota allow)")
     parameter_option(f, "a chapter parameter for every row (a manifest column of the same name overrides it per row)")
     f.add_argument("--reports", action="store_true",
                    help="also write each dataset's own report (notebook, offline HTML, model cards) into "

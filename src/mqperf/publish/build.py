@@ -30,6 +30,7 @@ from pathlib import Path
 
 from mqperf import catalog
 from mqperf.paths import book_root, chapters_dir, package_dir
+from mqperf.publish import cpus
 from mqperf.publish.digest import digest
 
 @dataclass
@@ -304,7 +305,7 @@ def execute_chapters(chapters: list[catalog.Chapter], *, force: bool = False, jo
         else:
             todo.append(chapter)
     if todo:
-        jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+        jobs = max(1, min(jobs or cpus.usable(), len(todo)))
         echo(f"  executing {len(todo)} chapter(s) with {jobs} parallel job(s) ...")
         seconds = _timings()
         # Longest first (as last measured; unknown ones first of all), so that no worker is

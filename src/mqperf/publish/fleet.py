@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 from mqperf.errors import MQPerfError, ParameterError, shorten
+from mqperf.publish import cpus
 from mqperf.publish.fleet_manifest import Job, read_manifest
 
 CACHE_SUFFIX = "mqperf-fleet-cache"
@@ -315,7 +316,7 @@ def _run(manifest, chapters, out, *, scheduler, workers, parameters, reports, pr
         f"{len(jobs) - runnable} bad before running; reused {reused}; {len(todo)} to compute")
     progress = Progress(len(jobs), len(todo), say)
     if todo:
-        used = min(workers or os.cpu_count() or 1, len(todo))
+        used = min(workers or cpus.usable(), len(todo))
         if scheduler:
             say(f"  on the Dask scheduler at {scheduler}" + (" (-j is ignored with --scheduler)" if workers else ""))
         else:
