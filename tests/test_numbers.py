@@ -80,3 +80,19 @@ def test_huge_values_are_powers_of_ten_and_keep_their_zeros():
     assert format_number(-1.53e19) == "-1.53e19"
     assert format_number(2.5e16, 3) == "2.5e16"
     assert format_number(1.2e14) == "120,000,000,000,000"
+
+
+def test_values_apart_only_by_noise_tie_to_the_smallest_and_others_stay():
+    v = [18719.019695722498, 3.0, 18719.019695722556, 5147.687581055041, 5147.687581055012, 5148.0]
+    tied = numbers.tie_noise(v)
+    assert tied.tolist() == [18719.019695722498, 3.0, 18719.019695722498, 5147.687581055012, 5147.687581055012, 5148.0]
+    # Either order of the two machines' values gives the same result.
+    assert numbers.tie_noise(v[::-1]).tolist() == tied.tolist()[::-1]
+
+
+def test_tie_noise_leaves_missing_infinite_and_short_input_alone():
+    out = numbers.tie_noise([1.0, math.nan, 1.0 + 1e-13, math.inf])
+    assert out[0] == out[2] == 1.0 and math.isnan(out[1]) and out[3] == math.inf
+    assert numbers.tie_noise([2.5]).tolist() == [2.5]
+    assert numbers.tie_noise([]).size == 0
+    assert numbers.tie_noise([0.0, 5e-13, 1e-6]).tolist() == [0.0, 0.0, 1e-6]  # below ABSOLUTE_NOISE apart

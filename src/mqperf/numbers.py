@@ -117,6 +117,35 @@ def round_column(values, digits: int = TABLE_DIGITS) -> list:
     return [round_sig(v, digits, scale=scale) if v is not None else None for v in values]
 
 
+def tie_noise(values):
+    """``values`` (an array) with the ones that differ only by float noise made equal, for a test
+    that ranks them: two residuals that are equal in exact arithmetic (the same measurement
+    twice under a flat fitted curve) come out 1e-11 apart on one CPU, equal on another, and
+    their ranks, so a rank test's p-value, would follow the CPU.
+
+    Sorted, a value within :data:`COLUMN_NOISE` of the largest finite magnitude (or
+    :data:`ABSOLUTE_NOISE`) above the one before it joins that one's group, and every member
+    takes its group's smallest value. NaN and ±inf are left as they are.
+
+    Examples
+    --------
+    >>> tie_noise([18719.019695722498, 3.0, 18719.019695722556]).tolist()
+    [18719.019695722498, 3.0, 18719.019695722498]
+    """
+    import numpy as np
+
+    v = np.array(values, dtype=float)
+    finite = np.flatnonzero(np.isfinite(v))
+    if finite.size < 2:
+        return v
+    tolerance = max(float(np.max(np.abs(v[finite]))) * COLUMN_NOISE, ABSOLUTE_NOISE)
+    order = finite[np.argsort(v[finite], kind="mergesort")]
+    ordered = v[order]
+    starts = np.r_[True, np.diff(ordered) > tolerance]
+    v[order] = ordered[np.flatnonzero(starts)][np.cumsum(starts) - 1]
+    return v
+
+
 def format_number(value: float, digits: int = TABLE_DIGITS, *, scale: float | None = None) -> str:
     """``value`` as text by the rule: thousands separators, no trailing zeros, ``–`` if missing.
 

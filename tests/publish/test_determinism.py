@@ -21,7 +21,9 @@ multi-start fits' starts reversed (:func:`mqperf.models._nls.reverse_starts`, se
 kernel's preload), another hash seed, and the chapters in reverse order, so each runs after
 different ones.
 
-Model cards go to ``tmp_path`` (every chapter's ``cards_dir`` parameter). Papermill records
+Model cards go to ``tmp_path`` (every chapter's ``cards_dir`` parameter) and are held to the
+same rule against the committed ones in ``models/`` (a card's p-value once followed the CPU:
+tied residuals ranked one way or the other). Papermill records
 that parameter as an extra cell, which is removed again (with the execution counts it
 shifted) before comparing. A difference is reported by chapter, cell and number
 (:mod:`mqperf.publish.drift`).
@@ -40,6 +42,7 @@ import pytest
 
 from blas_kernels import kernel_of, numpy_baseline
 from mqperf import catalog
+from mqperf.paths import models_dir
 from mqperf.publish import build as book
 from mqperf.publish import drift, samebook
 
@@ -114,6 +117,34 @@ def _nbval_runs_the_chapters(config) -> bool:
     return any((here / str(a)).resolve() == chapters_dir().resolve() for a in config.args)
 
 
+def _card_lines(where: str, old, new) -> list[str]:
+    """Where two model cards (parsed JSON) differ beyond the rule: text by samebook.same_text,
+    numbers by samebook.same_value (structure and keys exactly)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        if old.keys() != new.keys():
+            return [f"{where}: keys {sorted(old)} → {sorted(new)}"]
+        return [line for k in old for line in _card_lines(f"{where}.{k}", old[k], new[k])]
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [line for i, (a, b) in enumerate(zip(old, new)) for line in _card_lines(f"{where}[{i}]", a, b)]
+    same = samebook.same_text(old, new) if isinstance(old, str) and isinstance(new, str) else samebook.same_value(old, new)
+    return [] if same else [f"{where}: {old!r} → {new!r}"]
+
+
+def card_differences(committed: Path, made: Path, what: str) -> list[str]:
+    """Lines saying where the model cards a pass wrote differ from the committed ones beyond the rule."""
+    import json
+
+    old = {p.name: p for p in committed.glob("*.json")}
+    new = {p.name: p for p in made.glob("*.json")}
+    lines = [f"models/{n} ({what}): not written" for n in sorted(old.keys() - new.keys())]
+    lines += [f"models/{n} ({what}): written, not committed" for n in sorted(new.keys() - old.keys())]
+    for name in sorted(old.keys() & new.keys()):
+        lines += [f"models/{name} ({what}), {line}" for line in
+                  _card_lines("card", json.loads(old[name].read_text(encoding="utf-8")),
+                              json.loads(new[name].read_text(encoding="utf-8")))]
+    return lines if len(lines) <= MAX_LINES else lines[:MAX_LINES] + [f"cards: … and {len(lines) - MAX_LINES} more"]
+
+
 def differences(name: str, committed: Path, executed: Path, what: str) -> list[str]:
     """Lines saying where an executed notebook differs from the committed one beyond the rule."""
     lines = [f"{name} ({what}), {line}" for line in
@@ -142,6 +173,7 @@ def test_every_chapter_is_the_same_book_under_each_blas_kernel(family, tmp_path,
     what = f"committed → OPENBLAS_CORETYPE={family} ({core} kernels)" + (
         f", {env['NPY_DISABLE_CPU_FEATURES']} off in numpy" if "NPY_DISABLE_CPU_FEATURES" in env else "")
     moved = [line for c in chapters for line in differences(c.name, c.path, runs[c.name], what)]
+    moved += card_differences(models_dir(), tmp_path / "cards", what)
     assert not moved, (f"chapters re-executed under another BLAS kernel differ from the committed ones beyond the "
                        f"rule ({samebook.RULE}); if a change is intended, re-execute with `make book`; if not, a "
                        "number depends on the machine:\n" + "\n".join(moved))
@@ -169,3 +201,25 @@ def test_the_rule_catches_a_real_change(tmp_path):
     assert lines and "chart 'Rate against CPUs" in lines[0] and "→ -480.1" in lines[0], lines
     assert differences("ims_bridge", chapter.path, chapter.path, "committed → itself") == []
     assert nb == nbformat.read(chapter.path, as_version=4)
+
+
+def test_the_rule_catches_a_moved_card(tmp_path):
+    """Tamper: a model card whose p-value moved is reported with where; an unchanged copy is not."""
+    import json
+    import shutil
+
+    made = tmp_path / "cards"
+    shutil.copytree(models_dir(), made)
+    assert card_differences(models_dir(), made, "copy") == []
+    card = made / "request_reply__Figure_7_RR_BB_2KB_persistent_SSD_mva.json"
+    data = json.loads(card.read_text(encoding="utf-8"))
+    text = data["residual_checks"]
+    assert "Spearman p = 0.12)" in text, "pick another card or number for this test"
+    data["residual_checks"] = text.replace("Spearman p = 0.12)", "Spearman p = 0.42)")
+    data["parameters"]["d_queue"]["estimate"] *= 1.0000001  # within one unit of its 6 digits: the same
+    card.write_text(json.dumps(data), encoding="utf-8")
+    (made / "request_reply__Figure_4_RR_CB_2KB_non_persistent_mva.json").unlink()
+    lines = card_differences(models_dir(), made, "tampered")
+    assert len(lines) == 2, lines
+    assert "Figure_4" in lines[0] and "not written" in lines[0]
+    assert "card.residual_checks" in lines[1] and "0.42" in lines[1]

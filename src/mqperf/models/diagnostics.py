@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf.numbers import tie_noise
+
 #: Fewest residuals and residual degrees of freedom the checks are run on.
 MIN_RESIDUALS = 5
 MIN_DF = 3
@@ -75,9 +77,10 @@ def residual_checks(result) -> Checks:
     resid = np.asarray(result.resid, dtype=float) * _root_weights(result)
     if resid.size < MIN_RESIDUALS or result.df_resid < MIN_DF or result.resid_at_noise_level:
         return Checks(False)
-    fitted = np.asarray(result.fittedvalues, dtype=float)
+    # Ranked below: values equal but for float noise must tie on every CPU (numbers.tie_noise).
+    fitted = tie_noise(np.asarray(result.fittedvalues, dtype=float))
     normal = pvalues.shapiro(resid)[1] if np.ptp(resid) > 0 else 1.0
-    absolute = np.abs(resid)
+    absolute = tie_noise(np.abs(resid))
     if np.ptp(absolute) == 0 or np.ptp(fitted) == 0:
         spread = 1.0
     else:
