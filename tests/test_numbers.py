@@ -96,3 +96,15 @@ def test_tie_noise_leaves_missing_infinite_and_short_input_alone():
     assert numbers.tie_noise([2.5]).tolist() == [2.5]
     assert numbers.tie_noise([]).size == 0
     assert numbers.tie_noise([0.0, 5e-13, 1e-6]).tolist() == [0.0, 0.0, 1e-6]  # below ABSOLUTE_NOISE apart
+
+
+def test_idxmax_and_idxmin_pick_the_first_of_values_equal_but_for_noise():
+    errors = pd.Series([1.0, -3.1000000000000014, 2.0, 3.1], index=[4, 8, 16, 32])
+    # |error| at 8 and 32 are equal but for float noise, which another CPU may put the other way: the first.
+    assert numbers.idxmax(errors.abs()) == 8
+    assert numbers.idxmax(pd.Series([3.1, 1.0, 3.1000000000000014], index=list("abc"))) == "a"
+    assert numbers.idxmin(pd.Series([2.0, 0.5000000000000001, 0.5], index=list("xyz"))) == "y"
+    assert numbers.idxmax(pd.Series([1.0, 5.0, 3.0])) == 1  # no ties: pandas' own answer
+    assert numbers.idxmax(pd.Series([1.0, math.nan, 2.0])) == 2  # missing values skipped, as pandas does
+    spans = pd.Series(pd.to_timedelta([5, 9, 9], unit="s"), index=["p", "q", "r"])
+    assert numbers.idxmax(spans) == "q"  # durations: no float noise, pandas' own idxmax

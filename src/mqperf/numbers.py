@@ -146,6 +146,28 @@ def tie_noise(values):
     return v
 
 
+def idxmax(series):
+    """The label of ``series``' largest value, as pandas' ``idxmax`` gives it, but values equal but for
+    float noise (:func:`tie_noise`) count as equal, so the first of them is picked on every CPU: which
+    of two equal errors a sentence names as "the largest" must not follow the machine."""
+    return _noise_tied(series).idxmax()
+
+
+def idxmin(series):
+    """The label of ``series``' smallest value, with noise-level ties as :func:`idxmax` has them."""
+    return _noise_tied(series).idxmin()
+
+
+def _noise_tied(series):
+    import pandas as pd
+
+    try:
+        values = series.to_numpy(dtype=float, na_value=float("nan"))
+    except (TypeError, ValueError):  # times, durations, text: no float noise to tie
+        return series
+    return pd.Series(tie_noise(values), index=series.index)
+
+
 def format_number(value: float, digits: int = TABLE_DIGITS, *, scale: float | None = None) -> str:
     """``value`` as text by the rule: thousands separators, no trailing zeros, ``–`` if missing.
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from mqperf.models.evidence import within
+from mqperf.numbers import tie_noise
 
 #: The most units a search looks at (tasks, clients, CPUs): far past anything measured.
 LIMIT = 4096
@@ -107,7 +108,7 @@ class Reading:
         lo = max(1, math.floor(n_star))
         cands = np.array([lo, lo + 1], dtype=float)
         rates = self.rate(cands)
-        i = int(np.argmax(rates))
+        i = int(np.argmax(tie_noise(rates)))  # equal but for float noise: the smaller N, on every CPU
         return int(cands[i]), float(rates[i])
 
     def units_for(self, target: float) -> tuple[int | None, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.present import prose
 from mqperf.present.prose import num
 from mqperf.present.text import markdown as md_text
@@ -109,12 +110,12 @@ def leave_one_out(table: pd.DataFrame) -> str:
     outside = table[table["outside the other sizes"]]
     said = []
     if len(inside):
-        w = inside.loc[inside["mean |error| (%)"].idxmax()]
+        w = inside.loc[numbers.idxmax(inside["mean |error| (%)"])]
         said.append(f"Held out between the other sizes, the lines predict a size's runs within "
                     f"{num(inside['mean |error| (%)'].max())} % on average (the worst, {md_text(w['technique'])} "
                     f"at {num(w['held-out size (KB)'])} KB).")
     if len(outside):
-        w = outside.loc[outside["mean |error| (%)"].idxmax()]
+        w = outside.loc[numbers.idxmax(outside["mean |error| (%)"])]
         said.append(f"Held out at either end (extrapolating), the mean error reaches {num(w['mean |error| (%)'])} % "
                     f"({md_text(w['technique'])} at {num(w['held-out size (KB)'])} KB): read answers beyond the "
                     "measured sizes with that in mind.")

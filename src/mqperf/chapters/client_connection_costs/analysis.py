@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.client_connection_costs import CHAPTER, fits as calc, text, whatif
 from mqperf.data import aggregate, views
 from mqperf.errors import ModelError
@@ -229,7 +230,7 @@ def _storm(r, p, configs, refused) -> None:
         "busy_engines": "busy engines", "engines_needed": "engines needed"}),
         caption=text.storm_caption(rate, util))
     ok = storm[table["kind"] == "successful"]
-    lo, hi = ok.loc[ok["cpu_us"].idxmin()], ok.loc[ok["cpu_us"].idxmax()]
+    lo, hi = ok.loc[numbers.idxmin(ok["cpu_us"])], ok.loc[numbers.idxmax(ok["cpu_us"])]
     bad = storm[table["kind"] == "refused"]
     r.text("storm_text", text.storm(rate, util, lo, hi, bad))
     shown = table[~table["scenario"].str.contains("suppressed|TLS|invalid protocol")]
@@ -238,7 +239,7 @@ def _storm(r, p, configs, refused) -> None:
     r.chart("storm_chart", charts.lines(curves, x="attempts_per_s", y="busy_engines", colour="scenario",
                                         x_title="connection attempts per second", y_title="engines kept busy",
                                         title="Engines kept busy by a connection storm", points=False))
-    picks = [lo, hi] + ([bad.loc[bad["cpu_us"].idxmax()]] if len(bad) else [])
+    picks = [lo, hi] + ([bad.loc[numbers.idxmax(bad["cpu_us"])]] if len(bad) else [])
     picks = pd.DataFrame(picks).drop_duplicates("scenario")
     r.chart("storm_whatif", page_whatif.connection_storm(scenarios=picks, rate=rate, max_rate=max(4 * rate, 10),
                                                          max_utilisation=util, title="What if: your own storm rate"))
@@ -246,4 +247,5 @@ def _storm(r, p, configs, refused) -> None:
     one = pd.DataFrame({"scenario": table["scenario"], "CPU per attempt (µs)": table["cpu_us"],
                         "attempts per second for one engine": [whatif.rate_for_engines(1, c) for c in table["cpu_us"]]})
     r.table("one_engine", one, caption="The attempt rate that keeps one engine busy: 1 / cost")
-    r.text("one_engine_text", text.one_engine(one.loc[ok["cpu_us"].idxmin()], one.loc[ok["cpu_us"].idxmax()]))
+    r.text("one_engine_text",
+           text.one_engine(one.loc[numbers.idxmin(ok["cpu_us"])], one.loc[numbers.idxmax(ok["cpu_us"])]))

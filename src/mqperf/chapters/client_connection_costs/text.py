@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from mqperf import numbers
 from mqperf.models.evidence import _p
 from mqperf.present import prose
 from mqperf.present import text as markup
@@ -97,7 +98,7 @@ def spaces_check(check) -> str | None:
     inc = check[check["listener"] == "shared − local"]
     if not len(inc):
         return None
-    best = inc.loc[inc["not_in_those_spaces_us"].abs().idxmin()]
+    best = inc.loc[numbers.idxmin(inc["not_in_those_spaces_us"].abs())]
     local = check[(check["listener"] == "local") & (check["sharecnv"] == best["sharecnv"])]
     parts = [f"The sums match the SHARECNV({int(best['sharecnv'])}) column best: a shared-listener increase of "
              f"{prose.num(best['address_spaces_us'], unit='µs')} against the table's "
@@ -136,8 +137,8 @@ def blocked(table) -> str:
 
 def blocked_fits(ft, results: dict) -> str:
     """The two refusal models: how well each fits, and SHARECNV's factor read multiplicatively."""
-    best = ft.loc[ft["largest residual (%)"].idxmin()]
-    worst = ft.loc[ft["largest residual (%)"].idxmax()]
+    best = ft.loc[numbers.idxmin(ft["largest residual (%)"])]
+    worst = ft.loc[numbers.idxmax(ft["largest residual (%)"])]
     mult = ft[ft["model"].str.startswith("multiplicative")]
     return prose.paragraph(
         prose.identification(results),
@@ -162,7 +163,7 @@ def storm(rate: float, util: float, lo, hi, bad) -> str:
                      f"{prose.num(hi['busy_engines'])} busy and needs {prose.count(int(hi['engines_needed']), 'engine')} "
                      f"at most {prose.given(util * 100)} % busy")
     if len(bad):
-        worst = bad.loc[bad["cpu_us"].idxmax()]
+        worst = bad.loc[numbers.idxmax(bad["cpu_us"])]
         parts.append(f". A client retrying into the dearest refusal ({prose.quoted(worst['scenario'])}) keeps "
                      f"{prose.num(worst['busy_engines'])} engines busy at the same rate")
     return "".join(parts) + "."

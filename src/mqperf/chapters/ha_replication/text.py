@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.ha_replication import ADDED, NAMED, SAID
 from mqperf.chapters.ha_replication.fits import D, k_interval
 from mqperf.models import evidence
@@ -60,7 +61,7 @@ def validation_reading(loo: pd.DataFrame) -> str:
     if done.empty:
         return ("No point could be held out: every series has too few delays to fit without one of them, so the "
                 "fits are not checked on points they did not use.")
-    worst = done.loc[done["error %"].abs().idxmax()]
+    worst = done.loc[numbers.idxmax(done["error %"].abs())]
     where = [c for c in done.columns if c.endswith("(ms)")][0]
     text = (f"Fitted without it, each point is predicted within {prose.pct(abs(worst['error %']))} at worst "
             f"({prose.quoted(worst['series'])} at {prose.num(worst[where])} ms: "

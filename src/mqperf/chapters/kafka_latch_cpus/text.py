@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.kafka_latch_cpus import MODELS, SET_APART
 from mqperf.models import cpu_share
 from mqperf.present import prose
@@ -154,7 +155,7 @@ def _growth_verdict(row) -> str:
 
 def waiters(w) -> str:
     """Little's law in words: the most tasks waiting, and rows with more waiting than there are."""
-    top = w.loc[w["mean_waiting"].idxmax()]
+    top = w.loc[numbers.idxmax(w["mean_waiting"])]
     over = w[w["share"] > 100]
     return prose.paragraph(
         f"The most: on average {prose.num(top['mean_waiting'])} tasks waiting for {prose.quoted(top['latch'])} "
@@ -189,7 +190,7 @@ def cross(cross, factors, refused) -> str:
         parts.append(f"Each k is exactly identified (one run for one parameter): "
                      f"{'the other runs are its only test' if len(cross) else 'with no other run, it is not tested'}.")
     if len(cross):
-        worst = cross.loc[cross["error_pts"].abs().idxmax()]
+        worst = cross.loc[numbers.idxmax(cross["error_pts"].abs())]
         parts.append(f"Across {prose.count(len(cross), 'prediction')}, the errors run from "
                      f"{prose.num(cross['error_pts'].min())} to {prose.num(cross['error_pts'].max())} points; the worst, "
                      f"k = {prose.num(worst['k'])} from {prose.quoted(worst['calibrated_on'])} predicting "

@@ -6,6 +6,7 @@ Each sentence says a, B, the half-size or a planned rate only as far as the data
 
 from __future__ import annotations
 
+from mqperf import numbers
 from mqperf.chapters.kafka_message_size import MB, NAMED, fits as k
 from mqperf.models import evidence
 from mqperf.present import prose, text
@@ -98,7 +99,7 @@ def loo_text(loo) -> str:
     done = loo.dropna(subset=["error %"])
     if done.empty:
         return "No left-out size could be predicted: the sizes left could not be fitted."
-    worst = done.loc[done["error %"].abs().idxmax()]
+    worst = done.loc[numbers.idxmax(done["error %"].abs())]
     s = (f"Leaving each size out in turn, the worst prediction is for {prose.quoted(worst['series'])} at "
          f"{prose.num(worst['size (KB)'])} KB ({worst['left-out size']}): {prose.num(worst['predicted rate (msg/s)'])} "
          f"msg/s predicted against {prose.num(worst['measured rate (msg/s)'])} measured ({prose.pct(worst['error %'])}).")

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.kafka_persistent_uow import X
 from mqperf.chapters.kafka_persistent_uow.fits import b_for, fraction_label, known, x_max
 from mqperf.data import aggregate
@@ -144,7 +145,7 @@ def sensitivity_sentences(sens: pd.DataFrame, fraction: float) -> list[str]:
             f"{prose.num(g['x_max'].max(), unit='msg/s')}: a reading, not a confidence interval.")
         if refs:
             miss = g[refs].abs().mean(axis=1)
-            best = g.loc[miss.idxmin()]
+            best = g.loc[numbers.idxmin(miss)]
             out.append(f"Of these readings, {prose.quoted(best['read as'])} puts the asymptote closest to the "
                        f"non-persistent reference rates (off by {listing_pct(best[refs])}).")
     return out

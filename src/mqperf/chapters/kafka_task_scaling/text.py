@@ -6,6 +6,7 @@ so it is true for any data; the about-passages speak of the published measuremen
 
 from __future__ import annotations
 
+from mqperf import numbers
 from mqperf.chapters.kafka_task_scaling import NAMED, fits
 from mqperf.present import prose
 from mqperf.present.text import visible
@@ -72,7 +73,7 @@ def loo_text(loo) -> str:
             if failed else "")
     if done.empty:
         return "No left-out point could be predicted: too few equations were left to fit in every case."
-    worst = done.loc[done["error %"].abs().idxmax()]
+    worst = done.loc[numbers.idxmax(done["error %"].abs())]
     return (f"Leaving each point out in turn and fitting what the others allow, the worst prediction is for "
             f"{prose.quoted(worst['series'])} at {prose.num(worst['tasks'])} tasks: "
             f"{prose.num(worst['predicted rate (msg/s)'])} msg/s predicted against {prose.num(worst['measured rate (msg/s)'])} measured "

@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.models import evidence
 from mqperf.present import prose
 from mqperf.present.text import markdown as md_text
@@ -83,7 +84,7 @@ def held_out_reading(loo: pd.DataFrame) -> str | None:
     if ok.empty:
         return None
     lo, hi = ok["error %"].min(), ok["error %"].max()
-    worst = ok.loc[ok["error %"].abs().idxmax()]
+    worst = ok.loc[numbers.idxmax(ok["error %"].abs())]
     text = (f"Left out one at a time and predicted from the other block sizes of its series, each measured time per "
             f"write is predicted with errors from {prose.num(lo)} % to {prose.num(hi)} %")
     if ok["series"].nunique() > 1:

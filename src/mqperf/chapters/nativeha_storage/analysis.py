@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.nativeha_storage import SHARE, fits, text
 from mqperf.chapters.nativeha_storage.text import num, quoted
 from mqperf.data import aggregate, views
@@ -132,7 +133,7 @@ def _setup(r, stats) -> None:
 def _target(p, log, book: bool = False):
     """The planning target and write size, and where each comes from, in words."""
     target, size = p.get("target_log_bytes_s"), p.get("write_size_bytes")
-    busiest = log.loc[log["physical_bytes_s"].idxmax()]
+    busiest = log.loc[numbers.idxmax(log["physical_bytes_s"])]
     whose = "the book's " if book else ""
     if target is None:
         target = float(busiest["physical_bytes_s"])
@@ -225,7 +226,7 @@ def replication_chart(table: pd.DataFrame):
         pd.DataFrame({"configuration": table["configuration"], "copies": table["copies_beyond_first"], "copy": "replicas",
                       "order": 1}),
     ], ignore_index=True)
-    most = table.loc[table["copies_written"].idxmax()]
+    most = table.loc[numbers.idxmax(table["copies_written"])]
     return storage_charts.stacked_bars(
         long, y="configuration", x="copies", part="copy", order="order", parts=["the write itself", "replicas"],
         counts=True, x_title="copies of each log write",

@@ -8,6 +8,7 @@ are never stated there; they are the sentences below, computed from the tables o
 
 from __future__ import annotations
 
+from mqperf import numbers
 from mqperf.chapters.nativeha_storage import BUSY, CHAPTER, LIGHT, SHARE
 from mqperf.present import prose
 
@@ -175,7 +176,7 @@ def log_reading(log) -> list[str]:
         per.append(sentence)
     if len(log) == 1:
         return per
-    slow, fast = log.loc[log["write_latency_ms"].idxmax()], log.loc[log["write_latency_ms"].idxmin()]
+    slow, fast = log.loc[numbers.idxmax(log["write_latency_ms"])], log.loc[numbers.idxmin(log["write_latency_ms"])]
     overview = None
     if slow["write_latency_ms"] > fast["write_latency_ms"]:
         overview = (f"Of the series in the figures, {quoted(slow['series'])} had the slowest log "
@@ -185,7 +186,7 @@ def log_reading(log) -> list[str]:
 
 
 def mqldt_reading(check) -> str:
-    worst = check.loc[check["error_pct"].abs().idxmax()]
+    worst = check.loc[numbers.idxmax(check["error_pct"].abs())]
     close = abs(worst["error_pct"]) <= 5
     writers = int(worst["queue_managers"])
     who = f"{writers:,} concurrent writers'" if writers > 1 else "one writer's"
@@ -254,8 +255,8 @@ def records_reading(records, k, timeout) -> str:
     if (records["gap_points"] > 0).all():
         text = "**The log does not explain the lost records.** " + text
     if len(records) > 1:
-        low_m = records.loc[records["modelled_pct"].idxmin(), "series"]
-        low_r = records.loc[records["received_pct"].idxmin(), "series"]
+        low_m = records.loc[numbers.idxmin(records["modelled_pct"]), "series"]
+        low_r = records.loc[numbers.idxmin(records["received_pct"]), "series"]
         if records["modelled_pct"].nunique() > 1:
             text += (f" The model puts {quoted(low_m)} lowest, as observed." if low_m == low_r else
                      f" The model puts {quoted(low_m)} lowest, but {quoted(low_r)} received least.")

@@ -10,6 +10,7 @@ import math
 
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.qm_statistics import COUNTS, SAID
 from mqperf.chapters.qm_statistics.fits import Busy
 from mqperf.present import prose
@@ -47,7 +48,7 @@ def busy_reading(found: Busy) -> str:
     one_day = stats["time"].dt.normalize().nunique() == 1 if len(stats) else True
     parts = []
     for qm, g in per.groupby("qmgr", sort=False):
-        longest = g.loc[(g["end"] - g["start"]).idxmax()]
+        longest = g.loc[numbers.idxmax(g["end"] - g["start"])]
         parts.append(f"{md_text(qm)} has {prose.count(len(g), 'busy period')} (intervals at or above "
                      f"{prose.num(found.thresholds[qm])} {SAID}); the longest runs "
                      f"{_span(longest['start'], longest['end'], one_day)} at {prose.num(longest['mean_msg_s'])} "

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.qrep_channel import MAX_BATCHLIM_KB, MAX_BATCHSZ, MB, MEASURED
 from mqperf.chapters.qrep_channel import fits as fitting
 from mqperf.data import aggregate
@@ -86,7 +87,7 @@ def scenario_reading(ev: pd.DataFrame, bullets: int) -> list[str]:
     """Per scenario (up to ``bullets``): its rate, what bounds it and by how much."""
     if len(ev) > bullets:
         by = ev["main_limit"].value_counts()
-        worst = ev.loc[ev["share_pct"].idxmin()]
+        worst = ev.loc[numbers.idxmin(ev["share_pct"])]
         return [f"The table below counts the scenarios by what limits them most. The lowest share of its bound, "
                 f"{prose.pct(worst['share_pct'])}, is in {prose.quoted(worst['series'])} at "
                 f"{_messages(worst['mpb'])} per batch: {_limit_phrase(worst)}."
@@ -209,18 +210,18 @@ def measured_reading(check: pd.DataFrame) -> str | None:
     above = check[check["above"]]
     beyond = check[check["beyond"]]
     if above.empty:
-        top = check.loc[check["of_bound_pct"].idxmax()]
+        top = check.loc[numbers.idxmax(check["of_bound_pct"])]
         first = (f"No measured rate lies above its bound; the closest, {prose.quoted(top['series'])}, reaches "
                  f"{prose.pct(top['of_bound_pct'])} of it.")
     elif len(beyond):
-        top = beyond.loc[beyond["of_bound_pct"].idxmax()]
+        top = beyond.loc[numbers.idxmax(beyond["of_bound_pct"])]
         first = (f"{prose.count(len(beyond), 'measured rate').capitalize()} "
                  f"{'exceeds' if len(beyond) == 1 else 'exceed'} the bound by more than the replicates' scatter "
                  f"({top['beyond_test']}): the most, {prose.quoted(top['series'])}, reaches "
                  f"{prose.pct(top['of_bound_pct'])} of it, so the window in force was larger than the file says "
                  "(dynamic right-sizing) or the round trip shorter.")
     else:
-        top = above.loc[above["of_bound_pct"].idxmax()]
+        top = above.loc[numbers.idxmax(above["of_bound_pct"])]
         tested = (above["beyond_test"] != "").any()
         first = (f"{prose.count(len(above), 'measured rate').capitalize()} "
                  f"{'lies' if len(above) == 1 else 'lie'} above the bound (the most, {prose.quoted(top['series'])}, "
@@ -287,7 +288,7 @@ def fit_reading(fits: FitSet, check: pd.DataFrame) -> list[str]:
 def loo_reading(loo: pd.DataFrame | None) -> str | None:
     if loo is None or loo["error (%)"].isna().all():
         return None if loo is None else "No refit without a point succeeded: the predictions cannot be checked."
-    worst = loo.loc[loo["error (%)"].abs().idxmax()]
+    worst = loo.loc[numbers.idxmax(loo["error (%)"].abs())]
     return (f"Left out one at a time, the refits predict each measurement within "
             f"{prose.pct(abs(worst['error (%)']))}; the largest miss is {prose.quoted(worst['channel'])} at "
             f"{_messages(worst['messages per batch'])} per batch.")

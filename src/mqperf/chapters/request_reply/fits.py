@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.request_reply import CPU, DELAYS, FITTED, FORCES_PER_MSG, LOG, NET, N, R, X, Z, FORCE
 from mqperf.data import aggregate
 from mqperf.errors import ModelError
@@ -309,7 +310,7 @@ def implied_table(results: dict, pts: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for s, res in results.items():
         mine = pts[pts["series"] == s]
-        first = mine.loc[mine[N].idxmin()]
+        first = mine.loc[numbers.idxmin(mine[N])]
         best = float(mine[X].max())
         rows.append({"series": s, "fewest clients": int(first[N]), "response there (ms)": float(first[R]),
                      "D from the figures (ms)": res.total_demand * 1e3, "best rate (requests/s)": best,

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.request_reply import FITTED, N, NAMED
 from mqperf.chapters.request_reply.fits import Demands, figure, interval, think_s
 from mqperf.models import evidence
@@ -64,7 +65,7 @@ def implied_reading(table: pd.DataFrame, pts: pd.DataFrame, tolerance: float) ->
     done = table.dropna(subset=["error %"]) if len(table) else table
     if done.empty:
         return ""
-    worst = done.loc[done["error %"].abs().idxmax()]
+    worst = done.loc[numbers.idxmax(done["error %"].abs())]
     text = (f"The response time the throughput fit implies, N / X(N) − Z, misses the measured response time by at "
             f"most {prose.pct(abs(worst['error %']))} ({prose.quoted(worst['series'])} at "
             f"{prose.count(int(worst['clients']), 'client')}: {prose.num(worst['USL-implied response (ms)'])} ms "
@@ -258,11 +259,11 @@ def mva_reading(summary: pd.DataFrame, compare: pd.DataFrame, d: Demands, exampl
                    f"ceiling of {prose.num(s['ceiling 1/D_max (requests/s)'])} requests/s, and the figures' bounds "
                    f"meet at N* = {prose.num(s['bounds meet at N* (clients)'])} clients. The best measured rate is "
                    f"{prose.pct(s['best / ceiling %'])} of that ceiling.")
-    worst_x = compare.loc[compare["rate error %"].abs().idxmax()]
+    worst_x = compare.loc[numbers.idxmax(compare["rate error %"].abs())]
     resp = compare.dropna(subset=["response error %"])
     tail = ""
     if len(resp):
-        worst_r = resp.loc[resp["response error %"].abs().idxmax()]
+        worst_r = resp.loc[numbers.idxmax(resp["response error %"].abs())]
         tail = f"; its response time within {prose.pct(abs(worst_r['response error %']))}"
     if example:
         meaning = ("The example was generated from these same figures, so this agreement checks the generator and "
@@ -346,7 +347,7 @@ def peaks_reading(table: pd.DataFrame, against: pd.DataFrame) -> str:
             "tested difference.")
     if against is None or against.empty:
         return text
-    worst = against.loc[against["error %"].abs().idxmax()]
+    worst = against.loc[numbers.idxmax(against["error %"].abs())]
     return text + (f" Where a chart draws the same test, the USL fitted to the readings meets the printed peak, a "
                    f"value the fit did not use, within {prose.pct(abs(float(worst['error %'])))} "
                    f"({prose.quoted(worst['series'])} at {prose.count(int(worst['printed clients']), 'client')}).")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mqperf import numbers
 from mqperf.chapters.tls_channel_costs import MB, fits, size_label
 from mqperf.models import evidence, tls
 from mqperf.present import prose
@@ -183,7 +184,7 @@ def runs_text(runs) -> str:
     if len(each) <= 4:
         return f"Each ratio gives H in units of that size's own message cost: {prose.listing(each)}."
     h = runs["handshake_over_enc"]
-    lo, hi = runs.loc[h.idxmin()], runs.loc[h.idxmax()]
+    lo, hi = runs.loc[numbers.idxmin(h)], runs.loc[numbers.idxmax(h)]
     return (f"Each ratio gives H in units of that size's own message cost: from "
             f"{num(lo['handshake_over_enc'], 4)} times (a {size_label(lo['message_size_bytes'])} "
             f"message) to {num(hi['handshake_over_enc'], 4)} times (a "
@@ -240,7 +241,7 @@ def leave_one_out(table) -> str:
     ok = table.dropna(subset=["error (%)"])
     if ok.empty:
         return "No point could be predicted without it: each size's points are needed to fit that size."
-    worst = ok.loc[ok["error (%)"].abs().idxmax()]
+    worst = ok.loc[numbers.idxmax(ok["error (%)"].abs())]
     said = (f"Leaving each point out in turn, the refit predicts it within {pct(abs(worst['error (%)']))} "
             f"(the largest error, at {worst['message size']} and SSLRKEYC {worst['SSLRKEYC']}).")
     if len(ok) < len(table):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.tls_ciphers import NAMED
 from mqperf.chapters.tls_ciphers.fits import PER, compared, difference_test
 from mqperf.data import aggregate
@@ -53,7 +54,7 @@ def costs_reading(table: pd.DataFrame, rows: pd.DataFrame) -> list[str]:
     tls = compared(table)
     for s, g in tls.groupby("series", sort=False):
         name = prose.quoted(s)
-        lo, hi = g.loc[g[RATIO_C].idxmin()], g.loc[g[RATIO_C].idxmax()]
+        lo, hi = g.loc[numbers.idxmin(g[RATIO_C])], g.loc[numbers.idxmax(g[RATIO_C])]
         text = (f"{name}: against no TLS, the CipherSpecs run at {prose.num(g[RATIO_X].min())} to "
                 f"{prose.num(g[RATIO_X].max())} times lower peak rates (No TLS / CipherSpec) and take "
                 f"{prose.num(g[RATIO_C].min())} to {prose.num(g[RATIO_C].max())} times the CPU per round trip; in "
@@ -87,7 +88,7 @@ def plan_reading(plan: pd.DataFrame, rate: float) -> list[str]:
         if base.empty or tls.empty:
             continue
         b = base.iloc[0]
-        lo, hi = tls.loc[tls["CPU % at your rate"].idxmin()], tls.loc[tls["CPU % at your rate"].idxmax()]
+        lo, hi = tls.loc[numbers.idxmin(tls["CPU % at your rate"])], tls.loc[numbers.idxmax(tls["CPU % at your rate"])]
 
         def said(row) -> str:
             cpu = f"{prose.num(row['CPU % at your rate'])} %"
@@ -135,7 +136,7 @@ def bound_reading(table: pd.DataFrame) -> list[str]:
     for s, g in table.groupby("series", sort=False):
         if g["rate ratio No TLS / this"].isna().all() or len(g) < 2:
             continue
-        low = g.loc[g["CPU %"].idxmin()]
+        low = g.loc[numbers.idxmin(g["CPU %"])]
         if float(low["CPU %"]) >= BUSY:
             out.append(f"{prose.quoted(s)}: every peak ran the server's CPU at {prose.num(BUSY)} % or more (the least, "
                        f"{prose.num(low['CPU %'])} %), so each rate is what the CPU allowed and the rate ratio "

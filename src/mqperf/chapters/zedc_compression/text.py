@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mqperf import numbers
 from mqperf.chapters.zedc_compression import METRICS
 from mqperf.models import saturation
 from mqperf.present import prose
@@ -151,7 +152,7 @@ def leave_one_out(table) -> str:
         if ok.empty:
             said.append(f"No held-out size of the {effect} could be predicted.")
             continue
-        worst = ok.loc[ok["error (points)"].abs().idxmax()]
+        worst = ok.loc[numbers.idxmax(ok["error (points)"].abs())]
         said.append(f"Held out in turn, every size of the {effect} is predicted within "
                     f"{num(abs(worst['error (points)']))} percentage points (the largest miss at "
                     f"{kb(worst['held-out size (KB)'])} KB, predicted {pct(worst['predicted (%)'])} against "

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from mqperf import numbers
 from mqperf.chapters.zos_z16 import ALL, MACHINE, NAMED, WORKLOAD
 from mqperf.models import evidence
 from mqperf.present import prose
@@ -44,7 +45,7 @@ def validation_reading(table: pd.DataFrame) -> str:
     if done.empty:
         return prose.not_supported("no point could be predicted from the others: every series has too few CPU counts "
                                    "to refit without one")
-    worst = done.loc[done["error %"].abs().idxmax()]
+    worst = done.loc[numbers.idxmax(done["error %"].abs())]
     return (f"Refitted without each point in turn, the fits predict the point left out within "
             f"{prose.pct(abs(worst['error %']))} at worst ({prose.quoted(worst['series'])} at "
             f"{prose.count(int(worst['CPUs']), 'CPU')}: {prose.num(worst['predicted (msg/s)'], unit='msg/s')} predicted "
@@ -177,14 +178,14 @@ def moved_reading(ams: pd.DataFrame, key: pd.DataFrame) -> list[str]:
     """What IBM's published changes say, computed from the two tables."""
     out = []
     cost, tput = ams["transaction cost change %"], ams["throughput change %"]
-    big = ams.loc[tput.idxmax()]
+    big = ams.loc[numbers.idxmax(tput)]
     lower = ("lower on z16 in every case" if cost.lt(0).all() else
              f"lower on z16 in {prose.count(int(cost.lt(0).sum()), 'case')}")
     out.append(f"AMS: in IBM's measurements the transaction cost changed by {prose.pct(cost.min())} to "
                f"{prose.pct(cost.max())} from z15 to z16 ({lower}), and throughput by {prose.pct(tput.min())} to "
                f"{prose.pct(tput.max())}, most for {big['message size']} messages with {big['policy']} protection.")
     change = key["change %"]
-    low, high = key.loc[change.idxmin()], key.loc[change.idxmax()]
+    low, high = key.loc[numbers.idxmin(change)], key.loc[numbers.idxmax(change)]
     if change.lt(0).all():
         out.append(f"TLS: a secret key negotiation cost the channel initiator {prose.pct(-high['change %'])} to "
                    f"{prose.pct(-low['change %'])} less CPU on z16 (most for {prose.quoted(low['CipherSpec'])}: "
