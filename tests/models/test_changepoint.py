@@ -110,3 +110,12 @@ def test_error_rates_over_generated_series_with_known_errors():
         y[5:] += 5
         found += [c.index for c in changepoint.detect(y, np.ones(8))] == [5]
     assert found / 50 >= 0.8
+
+
+@pytest.mark.parametrize("jitter", [0.0, 1e-14, -1e-14])
+def test_two_equally_good_partitions_give_the_earlier_on_every_cpu(jitter):
+    """[0, 2, 4] cut once, after the first point or before the last, costs 2 either way in exact
+    arithmetic; a last-bit difference (another CPU's sums) must not decide which is reported."""
+    y = np.array([[0.0, 2.0 + jitter, 4.0]])
+    last = changepoint.partition(y, np.array([4.0]))[0]  # one cut beats none (8 + 4) and two (12)
+    assert changepoint.cuts(last) == [1]

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mqperf.errors import ModelError
+from mqperf.numbers import ABSOLUTE_NOISE, COLUMN_NOISE
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,10 @@ def partition(y: np.ndarray, pen: np.ndarray) -> np.ndarray:
         start = np.arange(t)
         cost = (c2[:, t, None] - c2[:, start]) - (c1[:, t, None] - c1[:, start]) ** 2 / (t - start)
         total = best[:, start] + cost + pen[:, None]
-        j = np.argmin(total, axis=1)
+        # Starts whose totals are equal but for float noise tie, and the earliest wins: which of two
+        # equally good partitions is reported must not follow the CPU (numbers.COLUMN_NOISE).
+        slack = np.maximum(np.abs(total).max(axis=1, keepdims=True) * COLUMN_NOISE, ABSOLUTE_NOISE)
+        j = np.argmax(total <= total.min(axis=1, keepdims=True) + slack, axis=1)
         best[:, t], last[:, t] = total[every, j], j
     return last
 
