@@ -118,16 +118,17 @@ def _nbval_runs_the_chapters(config) -> bool:
 
 
 def _card_lines(where: str, old, new) -> list[str]:
-    """Where two model cards (parsed JSON) differ beyond the rule: text by samebook.same_text,
-    numbers by samebook.same_value (structure and keys exactly)."""
+    """Where two model cards (parsed JSON) differ beyond the rule: text as drift describes a text
+    (number by number where the words agree), numbers by samebook.same_value, keys exactly."""
     if isinstance(old, dict) and isinstance(new, dict):
         if old.keys() != new.keys():
             return [f"{where}: keys {sorted(old)} → {sorted(new)}"]
         return [line for k in old for line in _card_lines(f"{where}.{k}", old[k], new[k])]
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         return [line for i, (a, b) in enumerate(zip(old, new)) for line in _card_lines(f"{where}[{i}]", a, b)]
-    same = samebook.same_text(old, new) if isinstance(old, str) and isinstance(new, str) else samebook.same_value(old, new)
-    return [] if same else [f"{where}: {old!r} → {new!r}"]
+    if isinstance(old, str) and isinstance(new, str):
+        return [f"{where}, {line}" for line in drift.compare_text(old, new)]
+    return [] if samebook.same_value(old, new) else [f"{where}: {old!r} → {new!r}"]
 
 
 def card_differences(committed: Path, made: Path, what: str) -> list[str]:
