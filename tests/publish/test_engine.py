@@ -151,3 +151,18 @@ def test_an_interrupted_run_leaves_nothing_pending(tmp_path):
     # after close none of them may be left.)
     kernel.close()
     assert {t for t in asyncio.all_tasks(loop) if not t.done()} - before == set()
+
+
+def test_the_kernel_collects_garbage_with_its_imports_frozen(kernel):
+    """Started with the collector off (for the imports' sake), the kernel runs notebooks with it on
+    again, and the preloaded libraries are frozen out of its collections."""
+    kernel.ready()
+    state = kernel.evaluate("str((__import__('gc').isenabled(), __import__('gc').get_freeze_count() > 50_000, "
+                            "'pandas' in __import__('sys').modules))")
+    assert state == "(True, True, True)"
+
+
+def test_a_preload_that_fails_still_leaves_the_collector_on(tmp_path):
+    with engine.Kernel(tmp_path, preload="import no_such_module_for_mqperf") as k:
+        k.ready()
+        assert k.evaluate("str(__import__('gc').isenabled())") == "True"
