@@ -10,7 +10,6 @@ tests/chapters/test_preflight.py runs every chapter's example under the watch (c
 from __future__ import annotations
 
 import altair as alt
-import pytest
 
 from mqperf.present import charts
 

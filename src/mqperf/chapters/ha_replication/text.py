@@ -14,7 +14,7 @@ import pandas as pd
 
 from mqperf import numbers
 from mqperf.chapters.ha_replication import ADDED, NAMED, SAID
-from mqperf.chapters.ha_replication.fits import D, k_interval
+from mqperf.chapters.ha_replication.fits import k_interval
 from mqperf.models import evidence
 from mqperf.models.fitset import FitSet
 from mqperf.present import prose
@@ -74,7 +74,7 @@ def validation_reading(loo: pd.DataFrame) -> str:
     if len(worst_at) > 1 and at_first > len(worst_at) / 2:
         rest = len(worst_at) - at_first
         which = "every series" if rest == 0 else f"every series but {_word(rest)}" \
-            if rest <= 10 else f"more than half of the series"
+            if rest <= 10 else "more than half of the series"
         text += (f" In {which} "
                  "the worst-predicted point is the one at the smallest delay: there the straight line overshoots or "
                  "undershoots, as it does when something other than the round trips (a CPU, the log disk) limits a "
