@@ -97,6 +97,20 @@ def test_run_writes_notebook_report_and_cards_only_into_out(tmp_path, reader_csv
     assert {p: p.read_bytes() for p in (root / "models").glob("*.json")} == before
 
 
+def test_a_home_it_cannot_write_puts_no_library_warning_on_the_terminal(tmp_path, reader_csv):
+    """A CI runner's or a service account's home may be unwritable. The run still works, and the
+    terminal shows mqperf's own lines only: no warning from a library about where it keeps its files
+    (IPython's, raised while the kernel spec was looked up, did)."""
+    (tmp_path / "a file").write_text("")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONWARNINGS", "IPYTHONDIR")}
+    env["HOME"] = str(tmp_path / "a file" / "home")  # below a file: a folder nobody can make
+    res = subprocess.run([MQPERF, "run", "kafka_task_scaling", "--data", str(reader_csv), "--out",
+                          str(tmp_path / "report"), "-q"], capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == "" and res.stdout.count("\n") <= 1, res.stderr + res.stdout
+    assert (tmp_path / "report" / "kafka_task_scaling.html").exists()
+
+
 @pytest.mark.parametrize("text,fragment", [
     ("tasks,throughput\n1,10\n2,19\n3,27\n", "column 'rate_msg_s': required column is missing"),
     ("tasks,rate_msg_s\n1,10\n2,n/a\n3,27\n", "column 'rate_msg_s', line 3: expected a number, found 'n/a'"),

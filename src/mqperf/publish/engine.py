@@ -247,16 +247,21 @@ def _cancel_pending() -> None:
 
 
 def _launch_specs():
-    """Jupyter's kernel specs, with the Python kernel started by :data:`_LAUNCH` in this Python."""
+    """The one kernel spec a warm kernel uses: ipykernel in this Python, started by :data:`_LAUNCH`.
+
+    Made here rather than looked up: the lookup searches Jupyter's and IPython's folders (where a
+    reader's own "python3" spec could start another Python than the locked one), and with an
+    unwritable home IPython warns on the reader's terminal while it looks.
+    """
     import sys
 
-    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
     class LaunchSpecs(KernelSpecManager):
         def get_kernel_spec(self, kernel_name):
-            spec = super().get_kernel_spec(kernel_name)
-            spec.argv = [sys.executable, "-c", _LAUNCH, "-f", "{connection_file}"]
-            return spec
+            return KernelSpec(argv=[sys.executable, "-c", _LAUNCH, "-f", "{connection_file}"],
+                              display_name="Python 3 (ipykernel)", language="python", interrupt_mode="signal",
+                              metadata={"debugger": True})
 
     return LaunchSpecs()
 
