@@ -20,6 +20,7 @@ from mqperf import catalog
 from mqperf import data
 from mqperf.data import loader as _loader  # noqa: F401 (data.loader below)
 from mqperf.publish import build as book
+from mqperf.publish import kept
 from mqperf.publish import render
 
 
@@ -236,6 +237,64 @@ def test_failed_chapter_leaves_committed_notebook_alone(mini_book):
     assert not list((mini_book / "chapters").glob(".*executing*"))
 
 
+def _card(value, text="spread check: Spearman p = 0.30") -> str:
+    return json.dumps({"card": "tiny__fit", "estimate": value, "residual_checks": text}, indent=2) + "\n"
+
+
+def _write_cards_then(mini_book, cards: dict, then: str | None = None) -> None:
+    """The tiny chapter writes ``cards`` (name: card) into models/ as a chapter does, then runs ``then``."""
+    path = mini_book / "chapters" / "tiny.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(new_code_cell("import json\nfrom mqperf.present.cards import write_card\n"
+                                  f"for name, card in json.loads({json.dumps(json.dumps(cards))}).items():\n"
+                                  "    write_card({k: v for k, v in card.items() if k != 'card'}, name)"))
+    if then:
+        nb.cells.append(new_code_cell(then))
+    nbformat.write(nb, path)
+
+
+@pytest.mark.slow  # executes the mini book's chapter (a build's worker pool)
+def test_a_failed_chapter_puts_back_the_cards_it_wrote(mini_book):
+    """A chapter writes its cards while it runs; when a later cell fails, the cards it rewrote get
+    their bytes back, the ones it made are gone, and another chapter's are untouched."""
+    models = mini_book / "models"
+    models.mkdir()
+    (models / "tiny__fit.json").write_text(_card(101.177))
+    (models / "other__fit.json").write_text(_card(5.0))
+    before = {p.name: p.read_bytes() for p in models.iterdir()}
+    _write_cards_then(mini_book, {"tiny__fit": json.loads(_card(250.0)), "tiny__new": json.loads(_card(1.0))},
+                      then="raise ValueError('a later cell fails')")
+    lines = []
+    assert book.build(html=False, echo=lines.append) != 0
+    assert any("FAILED    tiny" in ln for ln in lines), lines
+    assert {p.name: p.read_bytes() for p in models.iterdir()} == before
+
+
+@pytest.mark.slow  # executes the mini book's chapter (a build's worker pool)
+def test_a_rewritten_card_the_same_by_the_rule_keeps_its_bytes(mini_book):
+    """Another CPU may put a card's number one unit away in its last place: the committed card stays
+    byte for byte. A number that moved beyond the rule is written."""
+    models = mini_book / "models"
+    models.mkdir()
+    (models / "tiny__fit.json").write_text(_card(101.177))
+    committed = (models / "tiny__fit.json").read_bytes()
+    _write_cards_then(mini_book, {"tiny__fit": json.loads(_card(101.178))})
+    assert book.build(html=False, echo=lambda _: None) == 0
+    assert (models / "tiny__fit.json").read_bytes() == committed
+    _write_cards_then(mini_book, {"tiny__fit": json.loads(_card(101.177, "spread check: Spearman p = 0.42"))})
+    assert book.build(html=False, echo=lambda _: None) == 0
+    assert json.loads((models / "tiny__fit.json").read_text())["residual_checks"].endswith("0.42")
+
+
+def test_same_card_applies_the_rule_to_numbers_text_and_keys():
+    a = _card(101.177).encode()
+    assert kept.same_card(a, _card(101.178).encode())  # one unit in a shown place
+    assert not kept.same_card(a, _card(101.5).encode())
+    assert not kept.same_card(a, _card(101.177, "spread check: Spearman p = 0.42").encode())
+    assert not kept.same_card(a, json.dumps({"card": "tiny__fit", "estimate": 101.177}).encode())
+    assert not kept.same_card(a, b"not json")
+
+
 @pytest.mark.slow  # executes the mini book's chapter (a build's worker pool, or nbval)
 def test_nbval_fails_when_a_stored_number_changes(tmp_path):
     """Proof that the nbval check is real: move one stored number beyond the rule (one unit in its
@@ -333,11 +392,11 @@ def test_a_forced_build_keeps_the_committed_notebook_when_nothing_moved_beyond_t
     fresh = nbformat.read(path, as_version=4)
     fresh.cells[2].outputs = [new_output("stream", name="stdout", text="lower -483.12\n")]
     nbformat.write(committed, path)
-    kept = book.kept_where_same(fresh, path)
-    assert kept.cells[2].outputs[0]["text"] == "lower -483.13\n" and kept.metadata == fresh.metadata
+    result = kept.notebook(fresh, path)
+    assert result.cells[2].outputs[0]["text"] == "lower -483.13\n" and result.metadata == fresh.metadata
     fresh.cells[2].outputs[0]["text"] = "lower -480.00\n"  # a result that moved: the new one is written
-    assert book.kept_where_same(fresh, path).cells[2].outputs[0]["text"] == "lower -480.00\n"
-    assert nb.cells[2].source == kept.cells[2].source
+    assert kept.notebook(fresh, path).cells[2].outputs[0]["text"] == "lower -480.00\n"
+    assert nb.cells[2].source == result.cells[2].source
 
 
 @pytest.mark.slow

@@ -9,10 +9,10 @@ def add_parser(sub):
     b = sub.add_parser("build", help="execute changed chapters (parallel, cached) and build the HTML book",
                        description="Execute chapters whose inputs changed (notebook, data they read, package code, "
                                    "lock file) with papermill in parallel, then render _build/html with Jupyter Book. "
-                                   "A failed run leaves the committed notebooks and _build/html as they were; a "
-                                   "re-executed notebook whose outputs are the same book as the committed one "
-                                   "(text identical, numbers within one unit in their last shown place) is left "
-                                   "as it was.")
+                                   "A failed run leaves the committed notebooks, model cards and _build/html as they "
+                                   "were; a re-executed notebook or model card that is the same book as the "
+                                   "committed one (text identical, numbers within one unit in their last shown "
+                                   "place) is left as it was.")
     b.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors (-W -n --keep-going)")
     b.add_argument("--force", action="store_true",
                    help="re-execute every chapter and re-render the HTML even if their inputs are unchanged")

@@ -10,9 +10,10 @@ committed notebook's metadata, so a fresh clone knows its notebooks are current 
 running them.
 
 A failed chapter leaves its committed notebook, ``models/`` cards and ``_build/html`` as
-they were: notebooks are executed into a temporary file and swapped in only on success,
-and the HTML is rendered into ``.cache/jb`` and swapped into ``_build/html`` only when
-Jupyter Book succeeds.
+they were: notebooks are executed into a temporary file and swapped in only on success, the
+cards a failed chapter wrote are put back as they were (:mod:`mqperf.publish.kept`, which also
+keeps a notebook and cards that are the same book as before), and the HTML is rendered into
+``.cache/jb`` and swapped into ``_build/html`` only when Jupyter Book succeeds.
 """
 
 from __future__ import annotations
@@ -211,29 +212,6 @@ def normalise(nb, *, inputs: list[str] | None = None, env_hash: str | None = Non
         nb.metadata["mqperf"]["input_hash"] = input_hash(nb, env_hash)
 
 
-def kept_where_same(nb, committed: Path):
-    """The executed notebook ``nb``, with the committed notebook's outputs where nothing moved.
-
-    When ``committed`` holds the same cells and every output is the same book by
-    :data:`mqperf.publish.samebook.RULE` (another CPU's BLAS kernel may flip a value on a rounding
-    boundary), the committed cells are kept under the new metadata: a forced build on another
-    machine then leaves the file byte for byte as it was, and a reader's clone shows no change.
-    Any cell that moved beyond the rule makes the whole new notebook the result.
-    """
-    import nbformat
-
-    from mqperf.publish import drift
-
-    try:
-        old = nbformat.read(committed, as_version=4)
-    except (OSError, ValueError):
-        return nb
-    if drift.notebook_differences(old, nb):
-        return nb
-    old.metadata = nb.metadata
-    return old
-
-
 #: The warm kernel of this worker process (see :func:`_start_worker`).
 _KERNEL = None
 
@@ -255,11 +233,16 @@ def _run_chapter(name: str, path: str, env_hash: str, kernel=None) -> Outcome:
     swap it in on success."""
     import nbformat
 
+    from mqperf.paths import models_dir
+    from mqperf.publish import kept
+
     kernel = kernel or _KERNEL
     start = time.perf_counter()
     source = Path(path)
     tmp = source.with_name(f".{source.stem}.executing.ipynb")
     waited = 0.0
+    cards = kept.Cards(models_dir(), name)
+    succeeded = False
     try:
         # The kernel's start-up is the worker's, not the chapter's: timed apart, so the
         # longest-first order and the printed times are the chapters' own.
@@ -269,15 +252,17 @@ def _run_chapter(name: str, path: str, env_hash: str, kernel=None) -> Outcome:
         kernel.execute(source, tmp)
         nb = nbformat.read(tmp, as_version=4)
         normalise(nb, inputs=chapter_inputs(name), env_hash=env_hash)
-        nb = kept_where_same(nb, source)
+        nb = kept.notebook(nb, source)
         nbformat.write(nb, tmp)
         # The same bytes are not written again: the HTML render then knows the page is unchanged.
         if tmp.read_bytes() != source.read_bytes():
             tmp.replace(source)
+        succeeded = True
     except Exception as exc:  # reported per chapter; the build decides what fails
         return Outcome(name, "failed", time.perf_counter() - start, _describe(exc), waited)
     finally:
         tmp.unlink(missing_ok=True)
+        cards.settle(succeeded=succeeded)
     return Outcome(name, "executed", time.perf_counter() - start, waited=waited)
 
 
