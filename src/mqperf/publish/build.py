@@ -113,7 +113,7 @@ def execute_notebook(source: Path, target: Path, *, parameters: dict | None = No
     """Run ``source`` with papermill into ``target``, in a kernel of its own (a cold run).
 
     The build and ``mqperf run`` use warm kernels (:mod:`mqperf.publish.engine`); this is the
-    reference they must equal byte for byte (``tests/test_engine.py``), and the way to run a
+    reference they must equal byte for byte (``tests/publish/test_engine.py``), and the way to run a
     notebook that needs a kernel nobody else has touched.
 
     Raises papermill's PapermillExecutionError when a cell fails; ``target`` then holds

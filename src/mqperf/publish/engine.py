@@ -10,7 +10,7 @@ Outputs must be byte-identical to a cold run's, so before every notebook the ker
 is put back as a fresh kernel would have it (:func:`reset_state`): the user namespace and the
 execution counter, the working folder, the warning filters and the "shown once" registries,
 and the per-run state of mqperf's own modules (a module defines ``_reset_run_state()``, e.g.
-the chart id counter; ``functools`` caches are cleared). ``tests/test_engine.py`` checks
+the chart id counter; ``functools`` caches are cleared). ``tests/publish/test_engine.py`` checks
 the bytes: every chapter run warm, after other chapters, equals its committed notebook.
 
 Isolation where a run needs it: after a failed notebook, or a kernel that died, the next
