@@ -117,20 +117,6 @@ def _nbval_runs_the_chapters(config) -> bool:
     return any((here / str(a)).resolve() == chapters_dir().resolve() for a in config.args)
 
 
-def _card_lines(where: str, old, new) -> list[str]:
-    """Where two model cards (parsed JSON) differ beyond the rule: text as drift describes a text
-    (number by number where the words agree), numbers by samebook.same_value, keys exactly."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        if old.keys() != new.keys():
-            return [f"{where}: keys {sorted(old)} → {sorted(new)}"]
-        return [line for k in old for line in _card_lines(f"{where}.{k}", old[k], new[k])]
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return [line for i, (a, b) in enumerate(zip(old, new)) for line in _card_lines(f"{where}[{i}]", a, b)]
-    if isinstance(old, str) and isinstance(new, str):
-        return [f"{where}, {line}" for line in drift.compare_text(old, new)]
-    return [] if samebook.same_value(old, new) else [f"{where}: {old!r} → {new!r}"]
-
-
 def card_differences(committed: Path, made: Path, what: str) -> list[str]:
     """Lines saying where the model cards a pass wrote differ from the committed ones beyond the rule."""
     import json
@@ -141,8 +127,8 @@ def card_differences(committed: Path, made: Path, what: str) -> list[str]:
     lines += [f"models/{n} ({what}): written, not committed" for n in sorted(new.keys() - old.keys())]
     for name in sorted(old.keys() & new.keys()):
         lines += [f"models/{name} ({what}), {line}" for line in
-                  _card_lines("card", json.loads(old[name].read_text(encoding="utf-8")),
-                              json.loads(new[name].read_text(encoding="utf-8")))]
+                  drift.card_differences(json.loads(old[name].read_text(encoding="utf-8")),
+                                         json.loads(new[name].read_text(encoding="utf-8")))]
     return lines if len(lines) <= MAX_LINES else lines[:MAX_LINES] + [f"cards: … and {len(lines) - MAX_LINES} more"]
 
 

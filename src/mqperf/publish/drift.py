@@ -333,6 +333,21 @@ def compare_html(expected: str, actual: str) -> list[str]:
 
 # -- text -----------------------------------------------------------------------------------------
 
+def card_differences(old, new, where: str = "card") -> list[str]:
+    """Where two model cards (parsed JSON) differ beyond the rule: text as :func:`compare_text`
+    describes a text (number by number where the words agree), numbers by
+    :func:`~mqperf.publish.samebook.same_value`, keys exactly. Empty when they are the same book."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        if old.keys() != new.keys():
+            return [f"{where}: keys {sorted(old)} → {sorted(new)}"]
+        return [line for k in old for line in card_differences(old[k], new[k], f"{where}.{k}")]
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [line for i, (a, b) in enumerate(zip(old, new)) for line in card_differences(a, b, f"{where}[{i}]")]
+    if isinstance(old, str) and isinstance(new, str):
+        return [f"{where}, {line}" for line in compare_text(old, new)]
+    return [] if same_value(old, new) else [f"{where}: {old!r} → {new!r}"]
+
+
 def compare_text(expected: str, actual: str) -> list[str]:
     """Changes between two texts: line by line, number by number where the words agree."""
     lines_e, lines_a = expected.splitlines(), actual.splitlines()

@@ -38,25 +38,16 @@ def notebook(nb, committed: Path):
 
 
 def same_card(old: bytes, new: bytes) -> bool:
-    """Two model cards' bytes say the same by the rule: the same keys, text identical but for its
-    numbers, and every number within one unit in its last shown place."""
-    from mqperf.publish import samebook
+    """Two model cards' bytes say the same by the rule (:func:`mqperf.publish.drift.card_differences`
+    finds nothing: the same keys, text identical but for its numbers, every number within one unit
+    in its last shown place)."""
+    from mqperf.publish import drift
 
     try:
         a, b = json.loads(old), json.loads(new)
     except ValueError:
         return False
-    return _same(a, b, samebook)
-
-
-def _same(a, b, samebook) -> bool:
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k], samebook) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y, samebook) for x, y in zip(a, b))
-    if isinstance(a, str) and isinstance(b, str):
-        return samebook.same_text(a, b)
-    return samebook.same_value(a, b)
+    return not drift.card_differences(a, b)
 
 
 class Cards:
