@@ -12,6 +12,12 @@ nbval collects ``chapters/*.ipynb`` from the repository root, so this file (not
 - **The account.** When a cell fails, the report gains a section naming each number that
   moved, its table (caption) or chart (title), and by how much; the raw diff nbval prints
   stays below it.
+- **Validation writes nothing.** A chapter writes its model cards into the book's ``models/``
+  as it runs (its default ``cards_dir``), so nbval executing it would rewrite the committed
+  cards, with moved numbers when a result moved. The cards as they were when the session began
+  are put back when it ends, and cards it made are removed
+  (:class:`mqperf.publish.kept.Cards`); with pytest-xdist, by the controlling process, after
+  every worker has finished.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import pytest
 
 
 def pytest_configure(config):
+    _keep_the_cards(config)
     try:
         from nbval.plugin import IPyNbCell
     except ImportError:  # nbval not installed: nothing to adapt
@@ -40,6 +47,22 @@ def pytest_configure(config):
 
     compare_outputs._mqperf_rule = True
     IPyNbCell.compare_outputs = compare_outputs
+
+
+def _keep_the_cards(config) -> None:
+    if hasattr(config, "workerinput") or not (getattr(config.option, "nbval", False)
+                                              or getattr(config.option, "nbval_lax", False)):
+        return
+    from mqperf.paths import models_dir
+    from mqperf.publish import kept
+
+    config._mqperf_cards = kept.Cards(models_dir(), None)
+
+
+def pytest_unconfigure(config):
+    cards = getattr(config, "_mqperf_cards", None)
+    if cards is not None:
+        cards.settle(succeeded=False)
 
 
 def drift_section(item) -> str | None:

@@ -298,7 +298,8 @@ def test_same_card_applies_the_rule_to_numbers_text_and_keys():
 @pytest.mark.slow  # executes the mini book's chapter (a build's worker pool, or nbval)
 def test_nbval_fails_when_a_stored_number_changes(tmp_path):
     """Proof that the nbval check is real: move one stored number beyond the rule (one unit in its
-    last shown place) and nbval must fail, naming it; one unit is a rounding boundary and passes."""
+    last shown place) and nbval must fail, naming it; one unit is a rounding boundary and passes.
+    Validation leaves the book's model cards as they were (the root conftest.py)."""
     src = ROOT / "chapters" / "kafka_task_scaling.ipynb"
     nb = json.loads(src.read_text())
     changed = False
@@ -331,10 +332,22 @@ def test_nbval_fails_when_a_stored_number_changes(tmp_path):
     assert any(f"chart '{title}'" in line for line in moved for title in titles), moved
     assert all(f"({-112 / 61700 * 100:+.2g} %)".replace("-", "−") in line for line in moved), moved
     # One unit in the fifth significant digit (a value on a rounding boundary) is the same book.
+    # This run's book is a copy whose cards nbval's kernel would rewrite: validation leaves them.
+    copy = tmp_path / "book"
+    for part in ("data", "models", "chapters"):
+        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns(".*"))
+    shutil.copy(ROOT / "_toc.yml", copy / "_toc.yml")
+    cards = sorted((copy / "models").glob("kafka_task_scaling__*.json"))
+    assert len(cards) >= 2, "the chapter writes fewer than two cards; update this test"
+    cards[0].unlink()  # a card the run makes: removed afterwards
+    cards[1].write_text(json.dumps(json.loads(cards[1].read_text())))  # one it rewrites: put back
+    before = {p.name: p.read_bytes() for p in (copy / "models").iterdir()}
     target.write_text(json.dumps(nb).replace("61700.0", "61589.0"))
     proc = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "-p", "no:cacheprovider", "-p", "conftest",
-                           "-q", str(target)], capture_output=True, text=True, cwd=tmp_path, timeout=600, env=env)
+                           "-q", str(target)], capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                          env={**env, "MQPERF_ROOT": str(copy)})
     assert proc.returncode == 0, proc.stdout[-2000:]
+    assert {p.name: p.read_bytes() for p in (copy / "models").iterdir()} == before
 
 
 def test_html_inputs_hash_follows_what_the_render_reads(mini_book):

@@ -51,14 +51,15 @@ def same_card(old: bytes, new: bytes) -> bool:
 
 
 class Cards:
-    """A chapter's cards (``<directory>/<chapter>__*.json``) as they were before a run.
+    """A chapter's cards (``<directory>/<chapter>__*.json``) as they were before a run; with no
+    chapter, every card in ``directory`` (a validation run of several chapters).
 
     Call :meth:`settle` once the run has ended, with whether it succeeded.
     """
 
-    def __init__(self, directory: Path, chapter: str):
+    def __init__(self, directory: Path, chapter: str | None):
         self.directory = Path(directory)
-        self.pattern = f"{chapter}__*.json"
+        self.pattern = f"{chapter}__*.json" if chapter else "*.json"
         self.before = {p.name: p.read_bytes() for p in self._cards()}
 
     def _cards(self) -> list[Path]:
