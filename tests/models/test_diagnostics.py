@@ -92,6 +92,30 @@ def test_an_interval_from_some_of_the_refits_says_how_many(monkeypatch, dropped)
         assert (ci["upper"] - ci["lower"] >= wald["upper"] - wald["lower"] - 1e-12).all()
 
 
+def test_the_refits_solve_in_the_box_the_fit_solved_in(monkeypatch):
+    """A USL fit holds sigma and kappa within [0, 1]: so do its bootstrap refits. A fit that states no
+    box keeps its non-negative parameters non-negative and nothing more."""
+    import dataclasses
+
+    from mqperf.models import refits
+
+    real, boxes = refits.refit_all, []
+
+    def recorded(fn, x, ys, scales, theta0, free, lower, upper, start, **kwargs):
+        boxes.append((list(free), np.array(lower), np.array(upper), np.array(start)))
+        return real(fn, x, ys, scales, theta0, free, lower, upper, start, **kwargs)
+
+    monkeypatch.setattr(refits, "refit_all", recorded)
+    fit = _failing_checks_fit()
+    assert [list(b) for b in fit.bounds] == [[0, 0, 0], [np.inf, 1, 1]]
+    diagnostics.bootstrap_conf_int(fit)
+    free, lower, upper, start = boxes[-1]
+    assert lower.tolist() == [0.0] * len(free) and upper.tolist() == [[np.inf, 1.0, 1.0][i] for i in free]
+    assert ((start >= lower) & (start <= upper)).all()
+    diagnostics.bootstrap_conf_int(dataclasses.replace(fit, bounds=None))
+    assert np.isinf(boxes[-1][2]).all() and (boxes[-1][1] == 0).all()
+
+
 def test_the_spread_check_does_not_follow_the_cpu_on_tied_residuals():
     """Two points that measure the same under a flat fitted curve have equal residuals in exact
     arithmetic; one CPU puts them 1e-11 apart one way, another the other way or not at all

@@ -82,6 +82,9 @@ class FitResult:
     n_constraints: int = 0
     data_name: str | None = None
     data_hash: str | None = None
+    #: The box the fit solved in, (lower, upper) per parameter; the bootstrap's refits solve in
+    #: it too. None: a parameter non-negative in the fit stays non-negative, the rest are free.
+    bounds: tuple | None = field(default=None, repr=False)
 
     # -- sizes -------------------------------------------------------------------------
     @property

@@ -98,6 +98,23 @@ def refits_words(converged: int, made: int) -> str:
     return f"{made} refits, of which {converged:,} converged (the others are left out)"
 
 
+def refit_box(result, free: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds a bootstrap refit of ``result`` solves within, for the parameters ``free``.
+
+    The box the fit itself solved in (``result.bounds``): a refit solves the same problem, not a
+    looser one. A refit let past the fit's bounds drew intervals over values the model excludes,
+    and, along a valley the box closes (the TLS model's s0 → 0), crept for its full iteration
+    budget and was dropped. A fit that states no box: parameters non-negative in the fit (σ, κ,
+    costs) stay non-negative.
+    """
+    theta0 = result.params.to_numpy(dtype=float)[free]
+    bounds = getattr(result, "bounds", None)
+    if bounds is None:
+        return np.where(theta0 >= 0, 0.0, -np.inf), np.full(len(free), np.inf)
+    lower, upper = (np.asarray(b, dtype=float)[free] for b in bounds)
+    return lower, upper
+
+
 def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, seed: int = SEED) -> pd.DataFrame:
     """Percentile intervals from a residual bootstrap of ``result``'s own curve.
 
@@ -117,14 +134,11 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
     names = list(result.params.index)
     free = [i for i, n in enumerate(names) if n not in result.active_bounds]
     theta0 = result.params.to_numpy(dtype=float)
-    # Parameters that are non-negative in the fit stay non-negative (σ, κ, costs): the bootstrap
-    # solves the same problem the fit did, not a looser one.
-    lower = np.where(theta0[free] >= 0, 0.0, -np.inf)
+    lower, upper = refit_box(result, free)
     rng = np.random.default_rng(seed)
     ys = np.array([fitted + rng.choice(resid, size=resid.size, replace=True) / sw for _ in range(refits)])
     ys = ys.reshape(refits, fitted.size)
-    solved = refit_all(result.fn, x, ys, sw, theta0, free, lower, np.full(len(free), np.inf),
-                       np.maximum(theta0[free], lower))
+    solved = refit_all(result.fn, x, ys, sw, theta0, free, lower, upper, np.clip(theta0[free], lower, upper))
     draws = [theta for theta in solved if theta is not None]
     out = pd.DataFrame(np.nan, index=names, columns=[0, 1])
     out.attrs["refits"] = (len(draws), refits)

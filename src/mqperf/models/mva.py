@@ -291,12 +291,12 @@ def fit(n, x, *, think_s: float = 0.0, data_name: str | None = None, data_hash: 
     dd = max(float(n[lo] / x[lo]) - think_s - dq, 0.0)
     tiny = dq * 1e-9
     starts = [(dq, dd), (dq * 0.5, dd), (dq * 0.9, dd * 0.5 + dq), (dq * 0.2, dd + dq)]
-    sol = nls(model, n, x, names=FIT_NAMES, starts=starts, lower=[tiny, 0.0], upper=[np.inf, np.inf],
-              label="the MVA")
+    box = ([tiny, 0.0], [np.inf, np.inf])
+    sol = nls(model, n, x, names=FIT_NAMES, starts=starts, lower=box[0], upper=box[1], label="the MVA")
     notes = []
     if "d_delay" in sol.at_bound:
         notes.append("d_delay is on its bound 0: every time a request spends queues at the bottleneck or is think time")
     return CalibratedResult(model="mva", formula=FIT_FORMULA, params=pd.Series(sol.theta, index=list(FIT_NAMES), dtype=float),
                      cov=sol.cov, x=n, y=x, fn=model, units={"d_queue": "s per request", "d_delay": "s per request"},
-                     at_bound=sol.at_bound, active_bounds=sol.active_bounds, notes=tuple(notes),
+                     at_bound=sol.at_bound, active_bounds=sol.active_bounds, bounds=box, notes=tuple(notes),
                      data_name=data_name, data_hash=data_hash, think_s=float(think_s))

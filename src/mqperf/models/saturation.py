@@ -147,7 +147,8 @@ def fit(size, effect, *, weights="none", y_max_upper: float = np.inf,
     # s50 is searched within e^±LN_S50_REACH of the sizes measured: beyond that the data say
     # nothing about it, and an unbounded search wanders off to s50 → ∞ (y_max → ∞) for minutes.
     ln_lo, ln_hi = np.log(size.min()) - LN_S50_REACH, np.log(size.max()) + LN_S50_REACH
-    res = nls(hill, size, y, names=NAMES, starts=starts, lower=[0, ln_lo, 0], upper=[y_max_upper, ln_hi, H_MAX],
+    box = ([0, ln_lo, 0], [y_max_upper, ln_hi, H_MAX])
+    res = nls(hill, size, y, names=NAMES, starts=starts, lower=box[0], upper=box[1],
               weights=w, label="the Hill curve", gradient=hill_gradient, batch=True)
     notes = [how]
     exact = float(np.sum((hill(size, *res.theta) - y) ** 2)) <= NOISE_SSR * (float(y @ y) or 1.0)
@@ -174,7 +175,7 @@ def fit(size, effect, *, weights="none", y_max_upper: float = np.inf,
     return HillResult(
         model="hill", formula=FORMULA, params=pd.Series(res.theta, index=list(NAMES), dtype=float),
         cov=res.cov, x=size, y=y, fn=hill, units={"y_max": "effect units", "ln_s50": "ln(size units)", "h": "1"},
-        at_bound=res.at_bound, active_bounds=res.active_bounds, notes=tuple(notes), data_name=data_name,
+        at_bound=res.at_bound, active_bounds=res.active_bounds, bounds=box, notes=tuple(notes), data_name=data_name,
         data_hash=data_hash, weights=w,
     )
 

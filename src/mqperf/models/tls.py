@@ -36,6 +36,8 @@ MB = 1024 * 1024
 #: SSLRKEYC values from 1 byte to 32 KB are treated by MQ as 32 KB; 999,999,999 is the maximum.
 SSLRKEYC_FLOOR = 32 * KB
 SSLRKEYC_MAX = 999_999_999
+#: The box of the two-size fit's (a, s0).
+TWO_LOWER, TWO_UPPER = (0.0, 1.0), (np.inf, 1e15)
 
 
 def _size(s, name="message size"):
@@ -242,7 +244,7 @@ class RenegotiationResult(_FitResult):
 
         import pandas as pd
 
-        from mqperf.models.diagnostics import REFITS, SEED
+        from mqperf.models.diagnostics import REFITS, SEED, refit_box
         from mqperf.models.refits import refit_all
 
         wt = self._weighted()
@@ -251,11 +253,11 @@ class RenegotiationResult(_FitResult):
         theta0 = self.params.to_numpy(dtype=float)
         names = list(self.params.index)
         free = [i for i, n in enumerate(names) if n not in self.active_bounds]
-        lower = np.where(theta0[free] >= 0, 0.0, -np.inf)
+        lower, upper = refit_box(self, free)
         rng = np.random.default_rng(SEED)
         ys = np.array([self.fittedvalues + rng.choice(e, size=e.size, replace=True) / sw for _ in range(REFITS)])
-        solved = refit_all(self.fn, self.x, ys.reshape(REFITS, e.size), sw, theta0, free, lower,
-                           np.full(len(free), np.inf), np.maximum(theta0[free], lower),
+        solved = refit_all(self.fn, self.x, ys.reshape(REFITS, e.size), sw, theta0, free, lower, upper,
+                           np.clip(theta0[free], lower, upper),
                            gradient=_ratio_two_gradient if self.fn is _ratio_two else None)
         draws = [theta for theta in solved if theta is not None]
         out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
@@ -380,12 +382,12 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
     if sizes.size >= 2:
         h = (y - 1) * np.maximum(x[:, 1], SSLRKEYC_FLOOR) / x[:, 0]
         exact = size_model_from_two(x[:, 0], x[:, 1], y) if y.size == 2 else None
-        if exact is not None and 1.0 <= exact[1] <= 1e15:
+        if exact is not None and TWO_LOWER[1] <= exact[1] <= TWO_UPPER[1]:
             # Two ratios, two parameters: solved exactly, not left to an optimiser's tolerance.
             sol = NLSFit(theta=np.array(exact), cov=None, at_bound=(), df_resid=0)
         else:
             starts = [[max(h.max(), 1e-6), s0] for s0 in (1e3, 1e4, 1e5, 1e6, 1e7)]
-            sol = nls(_ratio_two, x, y, names=["a", "s0"], starts=starts, lower=[0.0, 1.0], upper=[np.inf, 1e15],
+            sol = nls(_ratio_two, x, y, names=["a", "s0"], starts=starts, lower=TWO_LOWER, upper=TWO_UPPER,
                       weights=w, label="the renegotiation model", gradient=_ratio_two_gradient, batch=True)
         if "s0" in sol.at_bound:
             notes.append("s0 at a bound: the ratios do not show the per-message cost growing more slowly than size")
@@ -393,7 +395,8 @@ def fit_renegotiation(x, y, *, data_name: str | None = None, data_hash: str | No
             model="tls_renegotiation", formula="ratio(s, K) = 1 + a * (s/K) / (1 + s/s0)",
             params=pd.Series(sol.theta, index=["a", "s0"], dtype=float), cov=sol.cov, x=x, y=y, fn=_ratio_two,
             units={"a": "H / e0 (handshake over the size-independent TLS cost per message)", "s0": "bytes"},
-            at_bound=sol.at_bound, active_bounds=sol.active_bounds, notes=tuple(notes), data_name=data_name,
+            at_bound=sol.at_bound, active_bounds=sol.active_bounds, bounds=(TWO_LOWER, TWO_UPPER),
+            notes=tuple(notes), data_name=data_name,
             data_hash=data_hash, weights=w,
         )
     # One size: ratio − 1 = h·(s/K), weighted least squares through the origin.

@@ -261,6 +261,7 @@ def fit(
         units=units,
         at_bound=at_bound,
         active_bounds=active,
+        bounds=(lower, upper),
         notes=tuple(notes),
         n_constraints=len(constraints),
         data_name=data_name,
