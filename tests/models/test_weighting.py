@@ -168,7 +168,7 @@ def test_a_relative_fit_that_fails_its_checks_is_widened_to_the_t_interval_as_it
     least); the reported interval covers both, as every other bootstrap interval does."""
     rel = weighting.fit_usl(*skewed(seed), weights="relative")
     assert not rel.residual_checks.passed
-    boot = weighting.relative_bootstrap(rel, upper=rel.UPPER)
+    boot = weighting.relative_bootstrap(rel)
     wald, ci = rel._wald(0.05), rel.conf_int()
     assert (boot.loc[["lam", "sigma"], "lower"] > wald.loc[["lam", "sigma"], "lower"]).any()
     held = wald["lower"].isna()  # κ held on its bound: no t interval to cover
@@ -178,3 +178,21 @@ def test_a_relative_fit_that_fails_its_checks_is_widened_to_the_t_interval_as_it
     method = rel.interval_method
     assert method.startswith("bootstrap of the relative errors (weights 1/y²), 199 refits,")
     assert "widened where narrower to the t interval" in method and "Pearson residuals" in method
+
+
+def test_the_relative_bootstrap_refits_within_the_usl_box(monkeypatch):
+    """The relatively weighted USL solves with sigma and kappa in [0, 1], and so does each refit."""
+    from mqperf.models import refits
+
+    real, boxes = refits.refit_all, []
+
+    def recorded(fn, x, ys, scales, theta0, free, lower, upper, start, **kwargs):
+        boxes.append(([list(result.params.index)[i] for i in free], np.array(lower), np.array(upper)))
+        return real(fn, x, ys, scales, theta0, free, lower, upper, start, **kwargs)
+
+    monkeypatch.setattr(refits, "refit_all", recorded)
+    result = weighting.fit_usl(*skewed(0), weights="relative")
+    weighting.relative_bootstrap(result)
+    names, lower, upper = boxes[-1]
+    assert (lower == 0).all()
+    assert dict(zip(names, upper.tolist())) == {n: {"lam": np.inf, "sigma": 1.0, "kappa": 1.0}[n] for n in names}

@@ -38,6 +38,12 @@ AMDAHL_FORMULA = "X(N) = lam*N / (1 + sigma*(N-1))"
 NAMES = ("lam", "sigma", "kappa")
 
 
+def box(k: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds every USL fit (weighted or not) solves within, for its first ``k`` parameters:
+    lam ≥ 0, sigma and kappa in [0, 1]."""
+    return np.zeros(k), np.array([np.inf, 1.0, 1.0][:k])
+
+
 def throughput(n, lam: float, sigma: float, kappa: float):
     """USL throughput X(N) for given parameters."""
     n = np.asarray(n, dtype=float)
@@ -219,8 +225,7 @@ def fit(
         rows = [grad(n, theta)] + [grad([c.b], theta) - c.ratio * grad([c.a], theta) for c in constraints]
         return np.vstack(rows)
 
-    lower = np.zeros(k)
-    upper = np.array([np.inf, 1.0, 1.0][:k])
+    lower, upper = box(k)
     lam0 = float(np.max(x / n))
     starts = [(lam0, 0.01, 1e-4), (lam0, 0.1, 0.01), (float(x[np.argmin(n)] / n.min()), 0.3, 0.05), (lam0, 0.9, 1e-6)]
     # kappa lives near 1e-4: a Jacobian step relative to 1e-6 at the least, not 1e-9.

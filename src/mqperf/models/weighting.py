@@ -123,9 +123,6 @@ class _RelativeErrors:
     where narrower to the t interval by :meth:`FitResult._bootstrap`, as every bootstrap here is.
     """
 
-    #: Upper bounds of parameters (σ and κ of the USL lie in [0, 1]); the rest are unbounded above.
-    UPPER: dict = {}
-
     @cached_property
     def residual_checks(self):
         from mqperf.models.diagnostics import residual_checks
@@ -133,7 +130,7 @@ class _RelativeErrors:
         return residual_checks(_Pearson(self))
 
     def _bootstrap_interval(self, alpha: float) -> pd.DataFrame:
-        return relative_bootstrap(self, alpha=alpha, upper=self.UPPER)
+        return relative_bootstrap(self, alpha=alpha)
 
     @property
     def interval_method(self) -> str:
@@ -148,7 +145,6 @@ class RelativeUSLResult(_RelativeErrors, usl.USLResult):
     """A USL (or Amdahl) fit with weights 1/y²: every point carries the same relative error."""
 
     weights: np.ndarray | None = None
-    UPPER = {"sigma": 1.0, "kappa": 1.0}
 
     @property
     def wssr(self) -> float:
@@ -239,8 +235,9 @@ def fit_usl(n, x, *, weights: str = NONE, constraints=(), amdahl_only: bool = Fa
     # Relative weights move the optimum a little from the unweighted one: start there, and from one
     # generic start in case they move it to another valley.
     starts = [tuple(base.params.to_numpy()), (float(np.max(x / n)), 0.1, 0.01)]
-    sol = solve(residuals, names=names, starts=[s[:k] for s in starts], lower=np.zeros(k),
-                upper=np.array([np.inf, 1.0, 1.0][:k]), equations=n.size + len(constraints),
+    lower, upper = usl.box(k)
+    sol = solve(residuals, names=names, starts=[s[:k] for s in starts], lower=lower,
+                upper=upper, equations=n.size + len(constraints),
                 scale=float(n.size + len(constraints)), label="the relatively weighted USL", tol=1e-15,
                 max_nfev=20000, jac_floor=1e-6, rows=residual_rows)
     theta = sol.theta
@@ -253,14 +250,14 @@ def fit_usl(n, x, *, weights: str = NONE, constraints=(), amdahl_only: bool = Fa
     return RelativeUSLResult(
         model=base.model, formula=base.formula, params=pd.Series(theta, index=list(names), dtype=float),
         cov=sol.cov, x=n, y=x, fn=model, units=base.units, at_bound=sol.at_bound,
-        active_bounds=sol.active_bounds, notes=tuple(notes), n_constraints=len(constraints),
+        active_bounds=sol.active_bounds, bounds=(lower, upper), notes=tuple(notes), n_constraints=len(constraints),
         data_name=data_name, data_hash=data_hash, weights=w)
 
 
-def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None, seed: int | None = None,
-                       upper: dict | None = None):
+def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None, seed: int | None = None):
     """Percentile intervals from a bootstrap of relative errors: y* = fitted · (1 + e*), refitted
-    with weights 1/y*², where e* resamples the Pearson residuals rescaled by √(n / df)."""
+    with weights 1/y*², where e* resamples the Pearson residuals rescaled by √(n / df); each refit
+    within the fit's own box (:func:`mqperf.models.diagnostics.refit_box`)."""
     from mqperf.models import diagnostics
     from mqperf.models.refits import refit_all
 
@@ -272,8 +269,7 @@ def relative_bootstrap(result, *, alpha: float = 0.05, refits: int | None = None
     names = list(result.params.index)
     free = [i for i, p in enumerate(names) if p not in result.active_bounds]
     theta0 = result.params.to_numpy(dtype=float)
-    lower = np.zeros(len(free))
-    upper = np.array([(upper or {}).get(names[i], np.inf) for i in free], dtype=float)
+    lower, upper = diagnostics.refit_box(result, free)
     ys = np.array([fitted * (1 + rng.choice(rel, size=rel.size, replace=True)) for _ in range(refits)])
     ys = ys.reshape(refits, fitted.size)
     # A resample with a rate at or below 0 has no relative error to weigh by: it is not refitted.
