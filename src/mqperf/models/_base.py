@@ -238,11 +238,15 @@ class FitResult:
         self._bootstrap(alpha)
         return refits_words(*self.__dict__["_bootstrap_refits"][alpha])
 
+    #: ``gradient(x, *θ)`` = ∂fn/∂θ when the model knows it: the Jacobian of a bootstrap refit that
+    #: the batched solver hands to ``least_squares`` (:func:`mqperf.models.refits.refit_all`).
+    _refit_gradient = None
+
     def _bootstrap_interval(self, alpha: float) -> pd.DataFrame:
         """The bootstrap's own percentile interval (columns lower, upper; ``attrs["refits"]``)."""
         from mqperf.models.diagnostics import bootstrap_conf_int
 
-        ci = bootstrap_conf_int(self, alpha=alpha)
+        ci = bootstrap_conf_int(self, alpha=alpha, gradient=self._refit_gradient)
         out = pd.DataFrame({"lower": ci[0].astype(float), "upper": ci[1].astype(float)})
         out.attrs["refits"] = ci.attrs["refits"]
         return out

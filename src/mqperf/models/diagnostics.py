@@ -115,7 +115,8 @@ def refit_box(result, free: list[int]) -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
-def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, seed: int = SEED) -> pd.DataFrame:
+def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, seed: int = SEED,
+                       gradient=None) -> pd.DataFrame:
     """Percentile intervals from a residual bootstrap of ``result``'s own curve.
 
     Each refit solves ``y* = fitted + e*`` for the curve ``result.fn`` from the fitted
@@ -123,7 +124,7 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
     spread matches the error variance the fit estimates). Parameters the fit holds on a bound
     stay there. Refits that fail to converge are dropped; fewer than half converging gives
     NaN intervals. ``attrs["refits"]`` of the result is (refits that converged, refits made), for
-    :func:`refits_words`.
+    :func:`refits_words`. ``gradient``: ∂fn/∂θ, for a refit solved one at a time.
     """
     from mqperf.models.refits import refit_all
 
@@ -138,7 +139,8 @@ def bootstrap_conf_int(result, *, alpha: float = 0.05, refits: int = REFITS, see
     rng = np.random.default_rng(seed)
     ys = np.array([fitted + rng.choice(resid, size=resid.size, replace=True) / sw for _ in range(refits)])
     ys = ys.reshape(refits, fitted.size)
-    solved = refit_all(result.fn, x, ys, sw, theta0, free, lower, upper, np.clip(theta0[free], lower, upper))
+    solved = refit_all(result.fn, x, ys, sw, theta0, free, lower, upper, np.clip(theta0[free], lower, upper),
+                       gradient=gradient)
     draws = [theta for theta in solved if theta is not None]
     out = pd.DataFrame(np.nan, index=names, columns=[0, 1])
     out.attrs["refits"] = (len(draws), refits)

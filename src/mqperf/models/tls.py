@@ -237,36 +237,11 @@ class RenegotiationResult(_FitResult):
             ci.loc["s0"] = [np.nan, np.nan]
         return ci
 
-    def _bootstrap_interval(self, alpha: float):
-        """Percentile intervals from a bootstrap of the weighted residuals, each refit weighted as the fit
-        (``attrs["refits"]``: refits that converged, refits made)."""
-        import math
-
-        import pandas as pd
-
-        from mqperf.models.diagnostics import REFITS, SEED, refit_box
-        from mqperf.models.refits import refit_all
-
-        wt = self._weighted()
-        sw = np.sqrt(wt.w)
-        e = wt.resid * math.sqrt(self.nobs / max(self.df_resid, 1))
-        theta0 = self.params.to_numpy(dtype=float)
-        names = list(self.params.index)
-        free = [i for i, n in enumerate(names) if n not in self.active_bounds]
-        lower, upper = refit_box(self, free)
-        rng = np.random.default_rng(SEED)
-        ys = np.array([self.fittedvalues + rng.choice(e, size=e.size, replace=True) / sw for _ in range(REFITS)])
-        solved = refit_all(self.fn, self.x, ys.reshape(REFITS, e.size), sw, theta0, free, lower, upper,
-                           np.clip(theta0[free], lower, upper),
-                           gradient=_ratio_two_gradient if self.fn is _ratio_two else None)
-        draws = [theta for theta in solved if theta is not None]
-        out = pd.DataFrame({"lower": np.nan, "upper": np.nan}, index=names)
-        out.attrs["refits"] = (len(draws), REFITS)
-        if len(draws) >= REFITS / 2:
-            lo, hi = np.quantile(np.array(draws), [alpha / 2, 1 - alpha / 2], axis=0)
-            for i in free:
-                out.iloc[i] = [lo[i], hi[i]]
-        return out
+    @property
+    def _refit_gradient(self):
+        """The bootstrap's refits weigh each residual as the fit did (its weights, 1/ratio²); those
+        solved one at a time use the two-size curve's own gradient."""
+        return _ratio_two_gradient if self.fn is _ratio_two else None
 
     @property
     def interval_method(self) -> str:
